@@ -1,0 +1,16 @@
+/** Unit, contract and end-to-end tests as ES modules, compiled by SWC (decorator metadata on, for Nest). */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },
+    module: { type: 'es6' },
+  },
+];
+export default {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': swc },
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.contract.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  testTimeout: 60000,
+};

@@ -1,0 +1,28 @@
+import type { Projection } from './projection.js';
+
+/** Registered clients, keyed `<tenant>/<client_id>`; the secret only as its hash. */
+export interface ClientView {
+  tenantId: string;
+  clientId: string;
+  clientName?: string;
+  secretHash?: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  grantTypes: string[];
+  responseTypes: string[];
+  scope: string[];
+  tokenEndpointAuthMethod: string;
+  firstParty: boolean;
+  createdAt: string;
+}
+
+export const clientKey = (tenantId: string, clientId: string) => `${tenantId}/${clientId}`;
+
+export const clientsProjection: Projection<ClientView> = {
+  view: 'clients',
+  version: 1,
+  eventTypes: ['ClientCreated'],
+  indexes: [{ fields: ['tenantId'] }],
+  documentId: (e) => clientKey(e.data.tenantId, e.data.clientId),
+  apply: (_doc, e) => ({ ...e.data, createdAt: e.metadata.occurredAt }),
+};

@@ -1,0 +1,7 @@
+import { clientsProjection } from './clients.projection.js';
+import type { Projection } from './projection.js';
+import { tenantsProjection } from './tenants.projection.js';
+import { usersProjection } from './users.projection.js';
+
+/** Every view the server keeps, in one list for the runner and for rebuilds. */
+export const allProjections: readonly Projection<any>[] = [tenantsProjection, clientsProjection, usersProjection];

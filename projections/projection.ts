@@ -1,0 +1,35 @@
+/**
+ * A projection folds events into documents of one view. It is pure: it imports no Nest,
+ * no driver and no clock, so a rebuild from position 0 yields what the live run yielded.
+ */
+
+/** The part of a recorded event a projection may read. */
+export interface ProjectedEvent {
+  id: string;
+  type: string;
+  streamId: string;
+  revision: number;
+  position: number;
+  data: any;
+  metadata: { tenantId?: string; actor: string; correlationId: string; causationId?: string; occurredAt: string };
+}
+
+/** A secondary index of a view: equality lookups on these fields, in this order. */
+export interface IndexSpec {
+  fields: readonly string[];
+  unique?: boolean;
+}
+
+export interface Projection<D extends object = Record<string, unknown>> {
+  /** View (collection) name. */
+  readonly view: string;
+  /** Bumping the version makes the runner rebuild the view from position 0 at start-up. */
+  readonly version: number;
+  /** Event types this view follows; others never reach `apply`. */
+  readonly eventTypes: readonly string[];
+  readonly indexes: readonly IndexSpec[];
+  /** The id of the document an event touches, or undefined when it touches none. */
+  documentId(event: ProjectedEvent): string | undefined;
+  /** Document (or nothing) in, document (or nothing) out. */
+  apply(doc: D | null, event: ProjectedEvent): D | null;
+}

@@ -1,0 +1,68 @@
+import { Controller, Get, Header, Inject, Param } from '@nestjs/common';
+import { Directory } from '../../shared/directory.js';
+import { SUPPORTED_SCOPES, STANDARD_CLAIMS } from '../scopes.js';
+
+/**
+ * OpenID Connect Discovery and RFC 8414 metadata, announcing exactly what works. Served at
+ * `{issuer}/.well-known/...` and, for RFC 8414 §3.1 path issuers, `/.well-known/oauth-authorization-server/{tenant}`.
+ */
+@Controller()
+export class MetadataController {
+  constructor(@Inject(Directory) private readonly directory: Directory) {}
+
+  @Get(':tenant/.well-known/openid-configuration')
+  @Header('cache-control', 'public, max-age=300')
+  openid(@Param('tenant') tenant: string) {
+    return this.metadata(tenant);
+  }
+
+  @Get(':tenant/.well-known/oauth-authorization-server')
+  @Header('cache-control', 'public, max-age=300')
+  oauth(@Param('tenant') tenant: string) {
+    return this.metadata(tenant);
+  }
+
+  @Get('.well-known/oauth-authorization-server/:tenant')
+  @Header('cache-control', 'public, max-age=300')
+  oauthPathForm(@Param('tenant') tenant: string) {
+    return this.metadata(tenant);
+  }
+
+  @Get('.well-known/openid-configuration/:tenant')
+  @Header('cache-control', 'public, max-age=300')
+  openidPathForm(@Param('tenant') tenant: string) {
+    return this.metadata(tenant);
+  }
+
+  private async metadata(tenantId: string) {
+    const tenant = await this.directory.requireTenant(tenantId);
+    const issuer = this.directory.issuer(tenantId);
+    const clientAuth = ['client_secret_basic', 'client_secret_post'];
+    return {
+      issuer,
+      authorization_endpoint: `${issuer}/authorize`,
+      token_endpoint: `${issuer}/token`,
+      userinfo_endpoint: `${issuer}/userinfo`,
+      jwks_uri: `${issuer}/.well-known/jwks.json`,
+      introspection_endpoint: `${issuer}/introspect`,
+      revocation_endpoint: `${issuer}/revoke`,
+      end_session_endpoint: `${issuer}/logout`,
+      scopes_supported: SUPPORTED_SCOPES,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query', 'form_post'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: [tenant.signingAlg],
+      token_endpoint_auth_methods_supported: [...clientAuth, 'none'],
+      introspection_endpoint_auth_methods_supported: clientAuth,
+      revocation_endpoint_auth_methods_supported: clientAuth,
+      code_challenge_methods_supported: ['S256', 'plain'],
+      prompt_values_supported: ['none', 'login', 'consent'],
+      claims_supported: STANDARD_CLAIMS,
+      claims_parameter_supported: false,
+      request_parameter_supported: false,
+      request_uri_parameter_supported: false,
+      authorization_response_iss_parameter_supported: true,
+    };
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * One class per OAuth error code (RFC 6749 §4.1.2.1, §5.2; RFC 6750 §3.1; RFC 7009 §2.2.1;
+ * OpenID Connect Core §3.1.2.6), each with its HTTP status. Descriptions are client-safe.
+ */
+export abstract class OAuthError extends Error {
+  abstract readonly code: string;
+  abstract readonly status: number;
+  constructor(readonly description?: string) {
+    super(description);
+  }
+}
+
+export class InvalidRequest extends OAuthError {
+  readonly code = 'invalid_request';
+  readonly status = 400;
+}
+/** RFC 6749 §5.2: 401, with `WWW-Authenticate: Basic` when the client tried Basic. */
+export class InvalidClient extends OAuthError {
+  readonly code = 'invalid_client';
+  readonly status = 401;
+  constructor(
+    description?: string,
+    readonly usedBasic = false,
+  ) {
+    super(description);
+  }
+}
+export class InvalidGrant extends OAuthError {
+  readonly code = 'invalid_grant';
+  readonly status = 400;
+}
+export class UnauthorizedClient extends OAuthError {
+  readonly code = 'unauthorized_client';
+  readonly status = 400;
+}
+export class UnsupportedGrantType extends OAuthError {
+  readonly code = 'unsupported_grant_type';
+  readonly status = 400;
+}
+export class InvalidScope extends OAuthError {
+  readonly code = 'invalid_scope';
+  readonly status = 400;
+}
+export class UnsupportedResponseType extends OAuthError {
+  readonly code = 'unsupported_response_type';
+  readonly status = 400;
+}
+export class UnsupportedTokenType extends OAuthError {
+  readonly code = 'unsupported_token_type';
+  readonly status = 400;
+}
+export class AccessDenied extends OAuthError {
+  readonly code = 'access_denied';
+  readonly status = 403;
+}
+export class LoginRequired extends OAuthError {
+  readonly code = 'login_required';
+  readonly status = 400;
+}
+export class ConsentRequired extends OAuthError {
+  readonly code = 'consent_required';
+  readonly status = 400;
+}
+export class RequestNotSupported extends OAuthError {
+  readonly code = 'request_not_supported';
+  readonly status = 400;
+}
+export class RequestUriNotSupported extends OAuthError {
+  readonly code = 'request_uri_not_supported';
+  readonly status = 400;
+}
+/** RFC 6750 §3.1: 401 with `WWW-Authenticate: Bearer error="invalid_token"`. */
+export class InvalidToken extends OAuthError {
+  readonly code = 'invalid_token';
+  readonly status = 401;
+}
+export class InsufficientScope extends OAuthError {
+  readonly code = 'insufficient_scope';
+  readonly status = 403;
+}
+export class NotFound extends OAuthError {
+  readonly code = 'not_found';
+  readonly status = 404;
+}
+export class ServerError extends OAuthError {
+  readonly code = 'server_error';
+  readonly status = 500;
+}
+export class TemporarilyUnavailable extends OAuthError {
+  readonly code = 'temporarily_unavailable';
+  readonly status = 503;
+}
+
+/**
+ * An error at the authorization endpoint, once the redirect URI is trusted: it goes back to
+ * the client (RFC 6749 §4.1.2.1) with `state` and `iss` (RFC 9207).
+ */
+export class RedirectableError extends Error {
+  constructor(
+    readonly error: OAuthError,
+    readonly redirect: { redirectUri: string; responseMode: 'query' | 'form_post'; state?: string; iss: string },
+  ) {
+    super(error.description);
+  }
+}
+
+/** An error shown to the user as an HTML page and never sent to the client (unknown client, bad redirect URI). */
+export class UserFacingError extends Error {
+  constructor(
+    readonly error: OAuthError,
+  ) {
+    super(error.description);
+  }
+}

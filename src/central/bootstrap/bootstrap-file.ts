@@ -1,0 +1,178 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
+import type { TenantSettings } from '../../domain/tenant/tenant.events.js';
+import type { UserClaims } from '../../domain/user/user.events.js';
+
+export interface BootstrapClient {
+  clientId: string;
+  clientName?: string;
+  clientSecret?: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  grantTypes: GrantType[];
+  responseTypes: 'code'[];
+  scope: string[];
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  firstParty: boolean;
+}
+
+export interface BootstrapUser {
+  username: string;
+  password: string;
+  claims: UserClaims;
+}
+
+export interface BootstrapTenant {
+  id: string;
+  settings: TenantSettings;
+  clients: BootstrapClient[];
+  users: BootstrapUser[];
+}
+
+/** A bootstrap file that cannot be applied: names the file, the path in it and the problem. */
+export class BootstrapFileError extends Error {
+  constructor(file: string, path: string, problem: string) {
+    super(`${file}: ${path ? `${path}: ` : ''}${problem}`);
+    this.name = 'BootstrapFileError';
+  }
+}
+
+export const DEFAULT_TENANT_SETTINGS: TenantSettings = {
+  securityProfile: 'baseline',
+  accessTokenTtl: 300,
+  refreshTokenTtl: 14 * 24 * 3600,
+  signingAlg: 'ES256',
+  refreshWithoutOfflineAccess: false,
+};
+
+type Node = Record<string, unknown>;
+
+/** Reads and checks a YAML or JSON bootstrap file (JSON is YAML, so one parser reads both). */
+export function readBootstrapFile(file: string): BootstrapTenant[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new BootstrapFileError(file, '', `cannot be read (${(e as Error).message})`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (e) {
+    throw new BootstrapFileError(file, '', `is not valid YAML or JSON (${(e as Error).message.split('\n')[0]})`);
+  }
+  const r = new Reader(file);
+  const root = r.object(doc, '');
+  r.only(root, '', ['tenants']);
+  return r.array(root.tenants ?? [], 'tenants').map((t, i) => r.tenant(t, `tenants[${i}]`));
+}
+
+class Reader {
+  constructor(private readonly file: string) {}
+
+  fail(path: string, problem: string): never {
+    throw new BootstrapFileError(this.file, path, problem);
+  }
+
+  object(v: unknown, path: string): Node {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) this.fail(path, 'must be a mapping');
+    return v as Node;
+  }
+
+  array(v: unknown, path: string): unknown[] {
+    if (!Array.isArray(v)) this.fail(path, 'must be a list');
+    return v;
+  }
+
+  only(node: Node, path: string, keys: string[]): void {
+    for (const k of Object.keys(node)) if (!keys.includes(k)) this.fail(path ? `${path}.${k}` : k, `unknown field (expected one of ${keys.join(', ')})`);
+  }
+
+  string(v: unknown, path: string): string {
+    if (typeof v !== 'string' || v.length === 0) this.fail(path, 'must be a non-empty string');
+    return v;
+  }
+
+  optionalString(v: unknown, path: string): string | undefined {
+    return v === undefined ? undefined : this.string(v, path);
+  }
+
+  bool(v: unknown, path: string, fallback: boolean): boolean {
+    if (v === undefined) return fallback;
+    if (typeof v !== 'boolean') this.fail(path, 'must be true or false');
+    return v;
+  }
+
+  seconds(v: unknown, path: string, fallback: number): number {
+    if (v === undefined) return fallback;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) this.fail(path, 'must be a positive whole number of seconds');
+    return v;
+  }
+
+  strings(v: unknown, path: string, fallback: string[] = []): string[] {
+    if (v === undefined) return fallback;
+    return this.array(v, path).map((s, i) => this.string(s, `${path}[${i}]`));
+  }
+
+  oneOf<T extends string>(v: unknown, path: string, allowed: readonly T[], fallback: T): T {
+    if (v === undefined) return fallback;
+    if (!allowed.includes(v as T)) this.fail(path, `must be one of ${allowed.join(', ')}`);
+    return v as T;
+  }
+
+  tenant(v: unknown, path: string): BootstrapTenant {
+    const n = this.object(v, path);
+    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'clients', 'users']);
+    const d = DEFAULT_TENANT_SETTINGS;
+    return {
+      id: this.string(n.id, `${path}.id`),
+      settings: {
+        securityProfile: this.oneOf(n.security_profile, `${path}.security_profile`, ['baseline', 'strict'], d.securityProfile),
+        accessTokenTtl: this.seconds(n.access_token_ttl, `${path}.access_token_ttl`, d.accessTokenTtl),
+        refreshTokenTtl: this.seconds(n.refresh_token_ttl, `${path}.refresh_token_ttl`, d.refreshTokenTtl),
+        signingAlg: this.oneOf(n.signing_alg, `${path}.signing_alg`, ['ES256', 'RS256', 'EdDSA'], d.signingAlg),
+        refreshWithoutOfflineAccess: this.bool(n.refresh_without_offline_access, `${path}.refresh_without_offline_access`, d.refreshWithoutOfflineAccess),
+      },
+      clients: this.array(n.clients ?? [], `${path}.clients`).map((c, i) => this.client(c, `${path}.clients[${i}]`)),
+      users: this.array(n.users ?? [], `${path}.users`).map((u, i) => this.user(u, `${path}.users[${i}]`)),
+    };
+  }
+
+  client(v: unknown, path: string): BootstrapClient {
+    const n = this.object(v, path);
+    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party']);
+    const secret = this.optionalString(n.client_secret, `${path}.client_secret`);
+    const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none'], secret ? 'client_secret_basic' : 'none');
+    if (secret && secret.length < 32) this.fail(`${path}.client_secret`, 'must be at least 32 characters (only a fast hash of it is kept)');
+    const grants = this.strings(n.grant_types, `${path}.grant_types`, ['authorization_code']);
+    grants.forEach((g, i) => this.oneOf(g, `${path}.grant_types[${i}]`, ['authorization_code', 'refresh_token', 'client_credentials'], 'authorization_code'));
+    const responseTypes = this.strings(n.response_types, `${path}.response_types`, ['code']);
+    responseTypes.forEach((t, i) => this.oneOf(t, `${path}.response_types[${i}]`, ['code'], 'code'));
+    const scope = n.scope === undefined ? 'openid' : this.string(n.scope, `${path}.scope`);
+    return {
+      clientId: this.string(n.client_id, `${path}.client_id`),
+      clientName: this.optionalString(n.client_name, `${path}.client_name`),
+      clientSecret: secret,
+      redirectUris: this.strings(n.redirect_uris, `${path}.redirect_uris`),
+      postLogoutRedirectUris: this.strings(n.post_logout_redirect_uris, `${path}.post_logout_redirect_uris`),
+      grantTypes: grants as GrantType[],
+      responseTypes: responseTypes as 'code'[],
+      scope: scope.split(' ').filter(Boolean),
+      tokenEndpointAuthMethod: method,
+      firstParty: this.bool(n.first_party, `${path}.first_party`, false),
+    };
+  }
+
+  user(v: unknown, path: string): BootstrapUser {
+    const n = this.object(v, path);
+    this.only(n, path, ['username', 'password', 'email', 'email_verified', 'name', 'given_name', 'family_name']);
+    const claims: UserClaims = {};
+    for (const k of ['email', 'name', 'given_name', 'family_name'] as const) {
+      const s = this.optionalString(n[k], `${path}.${k}`);
+      if (s !== undefined) claims[k] = s;
+    }
+    if (n.email_verified !== undefined) claims.email_verified = this.bool(n.email_verified, `${path}.email_verified`, false);
+    return { username: this.string(n.username, `${path}.username`), password: this.string(n.password, `${path}.password`), claims };
+  }
+}

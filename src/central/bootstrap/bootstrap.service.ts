@@ -1,0 +1,109 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONFIG, type Config } from '../../config.js';
+import { DomainError } from '../../domain/shared/domain-error.js';
+import { randomToken } from '../../infrastructure/crypto/hashing.js';
+import { EVENT_STORE, type EventStore } from '../../infrastructure/event-store/event-store.port.js';
+import { CreateClient } from '../commands/create-client.command.js';
+import { CreateTenant } from '../commands/create-tenant.command.js';
+import { CreateUser } from '../commands/create-user.command.js';
+import { type BootstrapTenant, BootstrapFileError, DEFAULT_TENANT_SETTINGS, readBootstrapFile } from './bootstrap-file.js';
+
+const ACTOR = 'system:bootstrap';
+
+/**
+ * Applies BOOTSTRAP_FILE at start-up, idempotently: what exists already is left as it is
+ * and appends nothing. With no file and an empty store, creates the `demo` tenant.
+ */
+@Injectable()
+export class BootstrapService {
+  private readonly logger = new Logger('Bootstrap');
+
+  constructor(
+    @Inject(CONFIG) private readonly config: Config,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+  ) {}
+
+  async run(): Promise<void> {
+    if (this.config.bootstrapFile) {
+      const file = this.config.bootstrapFile;
+      const tenants = readBootstrapFile(file);
+      let created = 0;
+      for (const [i, t] of tenants.entries()) created += await this.applyTenant(t, file, `tenants[${i}]`);
+      this.logger.log(`${file}: ${tenants.length} tenant(s), ${created} item(s) created`);
+    } else if ((await this.events.headPosition()) === 0) {
+      await this.createDemo();
+    }
+    this.printDemoHint();
+  }
+
+  private async applyTenant(t: BootstrapTenant, file: string, path: string): Promise<number> {
+    let created = 0;
+    const step = async (where: string, run: () => Promise<{ created: boolean }>) => {
+      try {
+        if ((await run()).created) created++;
+      } catch (e) {
+        if (e instanceof DomainError) throw new BootstrapFileError(file, where, e.message);
+        throw e;
+      }
+    };
+    await step(path, () => this.commands.execute(new CreateTenant(t.id, t.settings, ACTOR)));
+    for (const [i, c] of t.clients.entries()) {
+      const { clientSecret, ...registration } = c;
+      await step(`${path}.clients[${i}]`, () => this.commands.execute(new CreateClient(t.id, registration, clientSecret, ACTOR)));
+    }
+    for (const [i, u] of t.users.entries()) {
+      await step(`${path}.users[${i}]`, () => this.commands.execute(new CreateUser(t.id, u.username, u.password, u.claims, ACTOR)));
+    }
+    return created;
+  }
+
+  private get demoFile(): string {
+    return join(this.config.dataDir, 'demo-credentials.json');
+  }
+
+  private async createDemo(): Promise<void> {
+    const secret = randomToken();
+    const password = randomToken(12);
+    await this.applyTenant(
+      {
+        id: 'demo',
+        settings: DEFAULT_TENANT_SETTINGS,
+        clients: [
+          {
+            clientId: 'demo-client',
+            clientName: 'Demo client',
+            clientSecret: secret,
+            redirectUris: ['http://127.0.0.1:9999/cb'],
+            postLogoutRedirectUris: ['http://127.0.0.1:9999/'],
+            grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
+            responseTypes: ['code'],
+            scope: ['openid', 'profile', 'email', 'offline_access'],
+            tokenEndpointAuthMethod: 'client_secret_basic',
+            firstParty: true,
+          },
+        ],
+        users: [{ username: 'demo', password, claims: { name: 'Demo User', given_name: 'Demo', family_name: 'User', email: 'demo@example.com', email_verified: true } }],
+      },
+      'demo',
+      'tenants[0]',
+    );
+    writeFileSync(this.demoFile, JSON.stringify({ client_id: 'demo-client', client_secret: secret, username: 'demo', password }, null, 2), { mode: 0o600 });
+  }
+
+  private printDemoHint(): void {
+    if (!existsSync(this.demoFile)) return;
+    const demo = JSON.parse(readFileSync(this.demoFile, 'utf8')) as Record<string, string>;
+    const issuer = `${this.config.publicUrl}/demo`;
+    this.logger.log(
+      [
+        `demo tenant: ${issuer}/.well-known/openid-configuration (credentials in ${this.demoFile})`,
+        `  try: curl -s -u ${demo.client_id}:${demo.client_secret} -d grant_type=client_credentials ${issuer}/token`,
+        `  browser: ${issuer}/authorize?response_type=code&client_id=${demo.client_id}&redirect_uri=http://127.0.0.1:9999/cb&scope=openid%20profile&code_challenge=<S256 of a verifier>&code_challenge_method=S256  (user ${demo.username} / ${demo.password})`,
+      ].join('\n'),
+    );
+  }
+}

@@ -1,0 +1,56 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { randomUUID } from 'node:crypto';
+import { streams } from '../../domain/shared/stream-names.js';
+import { userDecider } from '../../domain/user/user.decider.js';
+import type { UserClaims } from '../../domain/user/user.events.js';
+import { hashPassword } from '../../infrastructure/crypto/hashing.js';
+import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
+import { Clock } from '../../infrastructure/nest/clock.js';
+import { ProjectionRunner } from '../../infrastructure/read-store/projection-runner.js';
+import type { CommandResult } from './create-tenant.command.js';
+
+export class CreateUser extends Command<CommandResult & { userId: string }> {
+  constructor(
+    readonly tenantId: string,
+    readonly username: string,
+    /** The plain password; only its slow hash is stored. */
+    readonly password: string,
+    readonly claims: UserClaims,
+    readonly actor: string,
+  ) {
+    super();
+  }
+}
+
+/**
+ * Claims the username on its reservation stream first (rule 5), then creates the user. A
+ * retry after a crash between the two steps finds the reservation and finishes the job.
+ */
+@CommandHandler(CreateUser)
+export class CreateUserHandler implements ICommandHandler<CreateUser, CommandResult & { userId: string }> {
+  constructor(
+    @Inject(AggregateStore) private readonly aggregates: AggregateStore,
+    @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute(c: CreateUser): Promise<CommandResult & { userId: string }> {
+    const ctx = { tenantId: c.tenantId, actor: c.actor, now: this.clock.now() };
+    const reservation = streams.usernameReservation(c.tenantId, c.username);
+    const existing = (await this.aggregates.load(reservation, userDecider)).state.reservedFor;
+    const userId = existing ?? randomUUID();
+    await this.aggregates.execute(reservation, userDecider, { kind: 'ReserveUsername', tenantId: c.tenantId, username: c.username, userId }, ctx);
+    const userStream = streams.user(c.tenantId, userId);
+    if ((await this.aggregates.load(userStream, userDecider)).state.created) return { created: false, userId };
+    const passwordHash = await hashPassword(c.password);
+    const { position } = await this.aggregates.execute(
+      userStream,
+      userDecider,
+      { kind: 'CreateUser', tenantId: c.tenantId, userId, username: c.username, passwordHash, claims: c.claims, now: ctx.now.toISOString() },
+      ctx,
+    );
+    if (position) await this.projections.waitFor(['users'], position);
+    return { created: position > 0, userId };
+  }
+}

@@ -1,0 +1,37 @@
+import { resolve } from 'node:path';
+
+/** Server configuration, read once from the environment (every variable is listed in the README). */
+export interface Config {
+  port: number;
+  publicUrl: string;
+  dataDir: string;
+  bootstrapFile?: string;
+  eventStoreUrl?: string;
+  mongodbUrl?: string;
+  logLevel: 'error' | 'warn' | 'info' | 'debug';
+  /** Base64 of 32 bytes; when absent, a key is generated once and kept in DATA_DIR/key-encryption.key. */
+  keyEncryptionKey?: string;
+}
+
+export const CONFIG = Symbol('CONFIG');
+
+const LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = Number(env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  if (!URL.canParse(publicUrl)) throw new Error(`PUBLIC_URL must be an absolute URL, got "${env.PUBLIC_URL}"`);
+  const logLevel = (env.LOG_LEVEL ?? 'info') as Config['logLevel'];
+  if (!LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
+  return {
+    port,
+    publicUrl,
+    dataDir: resolve(env.DATA_DIR ?? './data'),
+    bootstrapFile: env.BOOTSTRAP_FILE || undefined,
+    eventStoreUrl: env.EVENTSTORE_URL || undefined,
+    mongodbUrl: env.MONGODB_URL || undefined,
+    logLevel,
+    keyEncryptionKey: env.KEY_ENCRYPTION_KEY || undefined,
+  };
+}

@@ -1,0 +1,22 @@
+import type { DomainEvent } from '../shared/decider.js';
+
+export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+/** Client metadata as registered (RFC 7591 names, camelCase here). The secret is only ever a hash. */
+export interface ClientRegistration {
+  clientId: string;
+  clientName?: string;
+  /** `sha256:<base64url>` of the secret; absent for public clients. */
+  secretHash?: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  grantTypes: GrantType[];
+  responseTypes: 'code'[];
+  scope: string[];
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  firstParty: boolean;
+}
+
+export type ClientCreated = DomainEvent<'ClientCreated', { tenantId: string } & ClientRegistration>;
+export type ClientEvent = ClientCreated;

@@ -1,0 +1,42 @@
+import { DomainError } from '../shared/domain-error.js';
+
+const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:']);
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** Loopback redirect URIs may vary only in port (RFC 8252 §7.3). */
+export function isLoopback(url: URL): boolean {
+  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+}
+
+/**
+ * A registrable redirect URI: absolute, no fragment, not a script or data scheme; plain
+ * http only on loopback; a private-use scheme must contain a dot (RFC 8252 §7.1).
+ */
+export function validateRedirectUri(value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new DomainError('invalid_value', `redirect URI "${value}" is not an absolute URI`);
+  }
+  const fail = (why: string) => {
+    throw new DomainError('invalid_value', `redirect URI "${value}" ${why}`);
+  };
+  if (FORBIDDEN_SCHEMES.has(url.protocol)) fail('uses a forbidden scheme');
+  if (value.includes('#')) fail('must not contain a fragment');
+  if (url.protocol === 'http:' && !isLoopback(url)) fail('may use http only on a loopback host');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:' && !url.protocol.includes('.')) fail('uses a private-use scheme without a dot');
+}
+
+/** Exact string match; for loopback URIs, any port is accepted (RFC 8252 §7.3). */
+export function redirectUriMatches(registered: readonly string[], presented: string): boolean {
+  if (registered.includes(presented)) return true;
+  const p = URL.canParse(presented) ? new URL(presented) : undefined;
+  if (!p || !isLoopback(p)) return false;
+  p.port = '';
+  return registered.some((r) => {
+    const u = new URL(r);
+    u.port = '';
+    return isLoopback(u) && u.href === p.href;
+  });
+}

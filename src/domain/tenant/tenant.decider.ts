@@ -1,0 +1,45 @@
+import { assertNever, type Decider } from '../shared/decider.js';
+import { DomainError } from '../shared/domain-error.js';
+import type { TenantEvent, TenantSettings } from './tenant.events.js';
+
+/** Paths served at the root of PUBLIC_URL; a tenant id may not shadow them. */
+export const RESERVED_TENANT_IDS = new Set([
+  'admin', 'api', 'assets', 'configuration', 'health', 'login', 'logout', 'metrics', 'native', 'oauth',
+  'permissions', 'resources', 'static', 'users', 'well-known', 'favicon.ico', 'token', 'authorize',
+]);
+const TENANT_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+export function validateTenantId(id: string): void {
+  if (!TENANT_ID.test(id)) throw new DomainError('invalid_value', `tenant id "${id}" must match ${TENANT_ID}`);
+  if (RESERVED_TENANT_IDS.has(id)) throw new DomainError('invalid_value', `tenant id "${id}" is reserved by a server route`);
+}
+
+export type TenantCommand = { kind: 'CreateTenant'; tenantId: string; settings: TenantSettings };
+
+export type TenantState = { exists: false } | ({ exists: true; tenantId: string } & TenantSettings);
+
+export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
+  initialState: { exists: false },
+  decide(command, state) {
+    switch (command.kind) {
+      case 'CreateTenant': {
+        validateTenantId(command.tenantId);
+        const s = command.settings;
+        if (!Number.isInteger(s.accessTokenTtl) || s.accessTokenTtl < 1) throw new DomainError('invalid_value', 'access_token_ttl must be a positive integer');
+        if (!Number.isInteger(s.refreshTokenTtl) || s.refreshTokenTtl < 1) throw new DomainError('invalid_value', 'refresh_token_ttl must be a positive integer');
+        if (state.exists) return [];
+        return [{ type: 'TenantCreated', data: { tenantId: command.tenantId, ...s } }];
+      }
+      default:
+        return assertNever(command.kind);
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'TenantCreated':
+        return { exists: true, ...event.data };
+      default:
+        return assertNever(event.type);
+    }
+  },
+};

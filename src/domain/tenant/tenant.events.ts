@@ -1,0 +1,18 @@
+import type { DomainEvent } from '../shared/decider.js';
+
+export type SecurityProfile = 'baseline' | 'strict';
+export type SigningAlg = 'ES256' | 'RS256' | 'EdDSA';
+
+export interface TenantSettings {
+  securityProfile: SecurityProfile;
+  /** Seconds. */
+  accessTokenTtl: number;
+  /** Seconds; a refresh token (and its session) idles out after this. */
+  refreshTokenTtl: number;
+  signingAlg: SigningAlg;
+  /** Issue refresh tokens to OpenID requests without offline_access (when the client may use the grant). */
+  refreshWithoutOfflineAccess: boolean;
+}
+
+export type TenantCreated = DomainEvent<'TenantCreated', { tenantId: string } & TenantSettings>;
+export type TenantEvent = TenantCreated;

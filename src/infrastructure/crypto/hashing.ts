@@ -1,0 +1,42 @@
+import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+
+/** 256 random bits, base64url: codes, tokens, generated secrets. */
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/** SHA-256 for high-entropy, server-generated values (rule 3): `sha256:<base64url>`. */
+export function sha256(value: string): string {
+  return 'sha256:' + createHash('sha256').update(value).digest('base64url');
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+function scryptAsync(password: string, salt: Buffer, N: number, r: number, p: number): Promise<Buffer> {
+  return new Promise((res, rej) =>
+    scrypt(password, salt, 32, { N, r, p, maxmem: SCRYPT.maxmem }, (err, key) => (err ? rej(err) : res(key))),
+  );
+}
+
+/** Slow password hash (scrypt), for passwords only: `scrypt$N$r$p$salt$hash`. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scryptAsync(password, salt, SCRYPT.N, SCRYPT.r, SCRYPT.p);
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !hash) return false;
+  const key = await scryptAsync(password, Buffer.from(salt, 'base64url'), Number(n), Number(r), Number(p));
+  return timingSafeEqual(key, Buffer.from(hash, 'base64url'));
+}
+
+/** A password hash of a random value, verified against when the username is unknown (same cost either way). */
+export const DUMMY_PASSWORD_HASH = hashPassword(randomToken());

@@ -1,0 +1,41 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Seals private signing keys before they enter the event log (AES-256-GCM). The key comes
+ * from KEY_ENCRYPTION_KEY, or is generated once into DATA_DIR/key-encryption.key (0600).
+ */
+export class KeyEncryption {
+  private constructor(private readonly key: Buffer) {}
+
+  static load(configured: string | undefined, dataDir: string): KeyEncryption {
+    if (configured) {
+      const key = Buffer.from(configured, 'base64');
+      if (key.length !== 32) throw new Error('KEY_ENCRYPTION_KEY must be the base64 of exactly 32 bytes');
+      return new KeyEncryption(key);
+    }
+    const file = join(dataDir, 'key-encryption.key');
+    if (!existsSync(file)) {
+      mkdirSync(dataDir, { recursive: true });
+      writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+      chmodSync(file, 0o600);
+    }
+    return KeyEncryption.load(readFileSync(file, 'utf8').trim(), dataDir);
+  }
+
+  seal(plaintext: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+  }
+
+  open(sealed: string): string {
+    const [v, iv, tag, body] = sealed.split('.');
+    if (v !== 'v1') throw new Error('unknown sealed key format');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}

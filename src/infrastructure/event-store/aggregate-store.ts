@@ -1,0 +1,100 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { fold, type Decider, type DomainEvent } from '../../domain/shared/decider.js';
+import {
+  type EventData,
+  type EventMetadata,
+  type EventStore,
+  WrongExpectedRevisionError,
+} from './event-store.port.js';
+
+/** Who runs a command and on whose behalf; `now` is the injected time. */
+export interface CommandContext {
+  tenantId?: string;
+  actor: string;
+  correlationId?: string;
+  causationId?: string;
+  now: Date;
+  /** When set, event ids derive from it, so a retried command appends nothing twice. */
+  commandId?: string;
+}
+
+export interface Outcome<E, S> {
+  events: E[];
+  state: S;
+  /** Global position of the last appended event; 0 when nothing was appended. */
+  position: number;
+}
+
+interface Cached {
+  revision: number;
+  state: unknown;
+}
+
+const CACHE_LIMIT = 20_000;
+
+/**
+ * Runs a decider over one stream: fold, decide, append with the expected revision
+ * (optimistic concurrency), and on a conflict fold again and decide again. Folded states
+ * are cached per stream and caught up from their revision, never trusted without the
+ * expected-revision check.
+ */
+export class AggregateStore {
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(private readonly events: EventStore) {}
+
+  async load<E extends DomainEvent, S>(streamId: string, decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>): Promise<{ state: S; revision: number }> {
+    const cached = this.cache.get(streamId);
+    const from = cached ? cached.revision + 1 : 0;
+    const recorded = await this.events.readStream(streamId, { fromRevision: from });
+    const base = (cached?.state as S | undefined) ?? decider.initialState;
+    const state = recorded.length ? fold({ initialState: base, evolve: decider.evolve }, recorded as unknown as E[]) : base;
+    const revision = recorded.length ? recorded[recorded.length - 1].revision : (cached?.revision ?? -1);
+    if (revision >= 0) this.remember(streamId, revision, state);
+    return { state, revision };
+  }
+
+  async execute<C, E extends DomainEvent, S>(streamId: string, decider: Decider<C, E, S>, command: C, ctx: CommandContext, attempts = 5): Promise<Outcome<E, S>> {
+    for (let attempt = 1; ; attempt++) {
+      const { state, revision } = await this.load(streamId, decider);
+      const decided = decider.decide(command, state);
+      if (decided.length === 0) return { events: [], state, position: 0 };
+      try {
+        const result = await this.events.append(streamId, toEventData(decided, ctx), revision === -1 ? 'no_stream' : revision);
+        const next = decided.reduce(decider.evolve, state);
+        this.remember(streamId, result.nextRevision, next);
+        return { events: decided, state: next, position: result.position };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= attempts) throw error;
+      }
+    }
+  }
+
+  private remember(streamId: string, revision: number, state: unknown): void {
+    this.cache.delete(streamId);
+    this.cache.set(streamId, { revision, state });
+    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+  }
+}
+
+function toEventData(events: readonly DomainEvent[], ctx: CommandContext): EventData[] {
+  const correlationId = ctx.correlationId ?? randomUUID();
+  const metadata: EventMetadata = {
+    ...(ctx.tenantId ? { tenantId: ctx.tenantId } : {}),
+    actor: ctx.actor,
+    correlationId,
+    ...(ctx.causationId ? { causationId: ctx.causationId } : {}),
+    occurredAt: ctx.now.toISOString(),
+    schemaVersion: 1,
+  };
+  return events.map((e, i) => ({ id: ctx.commandId ? uuidFrom(`${ctx.commandId}#${i}`) : randomUUID(), type: e.type, data: e.data, metadata }));
+}
+
+/** A name-based UUID (version 8 layout) from SHA-256 of the name. */
+function uuidFrom(name: string): string {
+  const h = createHash('sha256').update(name).digest();
+  h[6] = (h[6] & 0x0f) | 0x80;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}

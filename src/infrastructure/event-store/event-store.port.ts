@@ -1,0 +1,112 @@
+/**
+ * The event store port, with the semantics of EventStoreDB: named streams with
+ * revisions starting at 0, one global position per event (strictly increasing in
+ * commit order), optimistic concurrency on append, and catch-up subscriptions.
+ */
+
+/** Metadata carried by every event: who did what, on whose behalf, and when. */
+export interface EventMetadata {
+  tenantId?: string;
+  /** `user:<id>`, `client:<id>`, `admin:<id>` or `system`. */
+  actor: string;
+  correlationId: string;
+  causationId?: string;
+  /** ISO 8601 time at which the fact happened (injected, never read in a decider). */
+  occurredAt: string;
+  /** Version of the event's data shape; a type is never reshaped, only upcast. */
+  schemaVersion: number;
+}
+
+/** An event to append. `id` is a UUID; appending the same ids again is a no-op. */
+export interface EventData<T extends string = string, D = unknown> {
+  id: string;
+  type: T;
+  data: D;
+  metadata: EventMetadata;
+}
+
+/** An event as stored. */
+export interface RecordedEvent<T extends string = string, D = unknown> extends EventData<T, D> {
+  streamId: string;
+  /** Zero-based revision of the event in its stream. */
+  revision: number;
+  /** Global position in the log; strictly increasing, not necessarily contiguous. */
+  position: number;
+}
+
+/** `no_stream`: the stream must not exist. `stream_exists`: it must. A number: the stream's last revision. */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
+
+export interface AppendResult {
+  /** Revision of the last event now in the stream. */
+  nextRevision: number;
+  /** Global position of the last event appended (or of the earlier identical append). */
+  position: number;
+}
+
+export interface ReadStreamOptions {
+  fromRevision?: number;
+  maxCount?: number;
+}
+
+/** Selects events by type or by stream-name prefix; both lists are alternatives (OR). */
+export interface EventFilter {
+  eventTypes?: readonly string[];
+  streamPrefixes?: readonly string[];
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. 0 or absent reads from the start. */
+  afterPosition?: number;
+  maxCount?: number;
+  filter?: EventFilter;
+}
+
+/** A catch-up subscription: replays from the position, then delivers live events in order. */
+export interface Subscription extends AsyncIterable<RecordedEvent> {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  append(streamId: string, events: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream in revision order; an absent stream reads as empty. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  subscribeToAll(options?: { afterPosition?: number; filter?: EventFilter }): Subscription;
+  /** Position of the newest event in the log (0 when empty). */
+  headPosition(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export const EVENT_STORE = Symbol('EVENT_STORE');
+
+/** Thrown when the stream's revision is not the expected one. */
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+/** True when the event passes the filter (an absent or empty filter passes everything). */
+export function matchesFilter(event: { type: string; streamId: string }, filter?: EventFilter): boolean {
+  if (!filter) return true;
+  const types = filter.eventTypes ?? [];
+  const prefixes = filter.streamPrefixes ?? [];
+  if (types.length === 0 && prefixes.length === 0) return true;
+  return types.includes(event.type) || prefixes.some((p) => event.streamId.startsWith(p));
+}
+
+/** Checks an expected revision against the stream's current revision (-1 when absent). */
+export function checkExpectedRevision(streamId: string, expected: ExpectedRevision, current: number): void {
+  const ok =
+    expected === 'any' ||
+    (expected === 'no_stream' && current === -1) ||
+    (expected === 'stream_exists' && current >= 0) ||
+    expected === current;
+  if (!ok) throw new WrongExpectedRevisionError(streamId, expected, current === -1 ? 'no_stream' : current);
+}

@@ -1,0 +1,78 @@
+import { Global, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { join } from 'node:path';
+import { allProjections } from '../../../projections/index.js';
+import { CONFIG, type Config, loadConfig } from '../../config.js';
+import { KeyEncryption } from '../crypto/key-encryption.js';
+import { KeyRing } from '../crypto/key-ring.js';
+import { AggregateStore } from '../event-store/aggregate-store.js';
+import { EVENT_STORE, type EventStore } from '../event-store/event-store.port.js';
+import { SqliteEventStore } from '../event-store/sqlite-event-store.js';
+import { ProjectionRunner } from '../read-store/projection-runner.js';
+import { READ_STORE, type ReadStore } from '../read-store/read-store.port.js';
+import { SqliteReadStore } from '../read-store/sqlite-read-store.js';
+import { Clock, SystemClock } from './clock.js';
+
+/** The embedded store file: events and (by default) read models share it. */
+export const storeFile = (config: Config) => join(config.dataDir, 'authserver.db');
+
+export async function createEventStore(config: Config): Promise<EventStore> {
+  if (config.eventStoreUrl) {
+    const { EventStoreDbEventStore } = await import('../event-store/eventstoredb-event-store.js');
+    return new EventStoreDbEventStore(config.eventStoreUrl);
+  }
+  return new SqliteEventStore(storeFile(config));
+}
+
+export async function createReadStore(config: Config): Promise<ReadStore> {
+  if (config.mongodbUrl) {
+    const { MongoReadStore } = await import('../read-store/mongo-read-store.js');
+    return new MongoReadStore(config.mongodbUrl);
+  }
+  return new SqliteReadStore(storeFile(config));
+}
+
+/** Storage, projections, keys and time, shared by the auth, central and edge modules. */
+@Global()
+@Module({
+  providers: [
+    { provide: CONFIG, useFactory: () => loadConfig() },
+    { provide: Clock, useClass: SystemClock },
+    { provide: EVENT_STORE, inject: [CONFIG], useFactory: createEventStore },
+    { provide: READ_STORE, inject: [CONFIG], useFactory: createReadStore },
+    { provide: AggregateStore, inject: [EVENT_STORE], useFactory: (events: EventStore) => new AggregateStore(events) },
+    {
+      provide: ProjectionRunner,
+      inject: [EVENT_STORE, READ_STORE],
+      useFactory: (events: EventStore, reads: ReadStore) => new ProjectionRunner(events, reads, allProjections),
+    },
+    {
+      provide: KeyRing,
+      inject: [AggregateStore, CONFIG, Clock],
+      useFactory: (aggregates: AggregateStore, config: Config, clock: Clock) => new KeyRing(aggregates, KeyEncryption.load(config.keyEncryptionKey, config.dataDir), clock),
+    },
+  ],
+  exports: [CONFIG, Clock, EVENT_STORE, READ_STORE, AggregateStore, ProjectionRunner, KeyRing],
+})
+export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Storage');
+
+  constructor(
+    @Inject(CONFIG) private readonly config: Config,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly runner: ProjectionRunner,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.runner.start();
+    this.logger.log(
+      `event store: ${this.config.eventStoreUrl ? 'EventStoreDB' : storeFile(this.config)}; read models: ${this.config.mongodbUrl ? 'MongoDB' : storeFile(this.config)}`,
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.runner.stop();
+    await this.events.close();
+    await this.reads.close();
+  }
+}

@@ -1,0 +1,199 @@
+import type { Projection, ProjectedEvent } from '../../../projections/projection.js';
+import type { EventStore, RecordedEvent, Subscription } from '../event-store/event-store.port.js';
+import type { DocumentWrite, ReadStore } from './read-store.port.js';
+
+interface Waiter {
+  views: readonly string[];
+  position: number;
+  resolve(): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+export class ProjectionLagError extends Error {
+  constructor(views: readonly string[], position: number) {
+    super(`views ${views.join(', ')} did not reach position ${position} in time`);
+    this.name = 'ProjectionLagError';
+  }
+}
+
+const REBUILD_PAGE = 5000;
+
+/**
+ * Follows the event log and folds it into every view. Each view keeps its own checkpoint,
+ * written atomically with its documents; each document keeps the position it was built
+ * from, so an event replayed after a crash changes nothing (exactly once in effect).
+ */
+export class ProjectionRunner {
+  private readonly checkpoints = new Map<string, number>();
+  private readonly typeSets = new Map<string, Set<string>>();
+  private waiters: Waiter[] = [];
+  private subscription?: Subscription;
+  private loop?: Promise<void>;
+  private buffer: RecordedEvent[] = [];
+  private draining?: Promise<void>;
+  private failure?: Error;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly store: ReadStore,
+    private readonly projections: readonly Projection<any>[],
+  ) {
+    for (const p of projections) this.typeSets.set(p.view, new Set(p.eventTypes));
+  }
+
+  /** Prepares every view (a changed version empties it) and loads the checkpoints. */
+  async prepare(): Promise<void> {
+    for (const p of this.projections) {
+      await this.store.prepareView(p.view, p.version, p.indexes);
+      this.checkpoints.set(p.view, (await this.store.viewState(p.view))?.position ?? 0);
+    }
+  }
+
+  /** Starts following the log from the lowest checkpoint; live events keep coming. */
+  async start(): Promise<void> {
+    await this.prepare();
+    const from = Math.min(...this.checkpoints.values());
+    this.subscription = this.events.subscribeToAll({ afterPosition: Number.isFinite(from) ? from : 0 });
+    const sub = this.subscription;
+    this.loop = (async () => {
+      try {
+        for await (const e of sub) {
+          this.buffer.push(e);
+          if (!this.draining) this.draining = new Promise((r) => setImmediate(r)).then(() => this.drain());
+        }
+      } catch (error) {
+        this.fail(error as Error);
+      }
+    })();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.buffer.length) {
+        const batch = this.buffer;
+        this.buffer = [];
+        await this.applyBatch(batch);
+      }
+    } catch (error) {
+      this.fail(error as Error);
+    } finally {
+      this.draining = undefined;
+    }
+  }
+
+  private fail(error: Error): void {
+    this.failure = error;
+    for (const w of this.waiters) {
+      clearTimeout(w.timer);
+      w.reject(error);
+    }
+    this.waiters = [];
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.close();
+    await this.loop;
+    await this.draining;
+    for (const w of this.waiters) {
+      clearTimeout(w.timer);
+      w.reject(new Error('projection runner stopped'));
+    }
+    this.waiters = [];
+  }
+
+  position(view: string): number {
+    return this.checkpoints.get(view) ?? 0;
+  }
+
+  /** Read-your-writes: resolves once every named view has passed `position`, or rejects after the timeout. */
+  waitFor(views: readonly string[], position: number, timeoutMs = 5000): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (views.every((v) => this.position(v) >= position)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        views,
+        position,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          reject(new ProjectionLagError(views, position));
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Empties the named views (all when none named) and folds the whole log into them again. */
+  async rebuild(views?: readonly string[]): Promise<number> {
+    const chosen = this.projections.filter((p) => !views || views.includes(p.view));
+    for (const p of chosen) {
+      await this.store.prepareView(p.view, p.version, p.indexes);
+      await this.store.resetView(p.view, p.version);
+      this.checkpoints.set(p.view, 0);
+    }
+    return this.catchUp();
+  }
+
+  /** Applies every event up to the head of the log to the views that have not seen it; returns how many were read. */
+  async catchUp(): Promise<number> {
+    let after = Math.min(...this.projections.map((p) => this.position(p.view)));
+    let count = 0;
+    for (;;) {
+      const page = await this.events.readAll({ afterPosition: after, maxCount: REBUILD_PAGE });
+      if (page.length === 0) return count;
+      await this.applyBatch(page);
+      count += page.length;
+      after = page[page.length - 1].position;
+    }
+  }
+
+  private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
+    const last = batch[batch.length - 1].position;
+    for (const p of this.projections) {
+      const checkpoint = this.position(p.view);
+      if (last <= checkpoint) continue;
+      const types = this.typeSets.get(p.view)!;
+      const targets: Array<[string, ProjectedEvent]> = [];
+      for (const e of batch) {
+        if (e.position <= checkpoint || !types.has(e.type)) continue;
+        const id = p.documentId(e);
+        if (id !== undefined) targets.push([id, e]);
+      }
+      const writes = new Map<string, DocumentWrite>();
+      if (targets.length) {
+        const stored = await this.store.getMany<Record<string, unknown>>(p.view, [...new Set(targets.map(([id]) => id))]);
+        for (const [id, e] of targets) {
+          const pending = writes.get(id);
+          let doc: Record<string, unknown> | null;
+          if (pending) doc = pending.doc;
+          else {
+            const found = stored.get(id);
+            if (found && found._position >= e.position) continue;
+            doc = found ? stripMeta(found) : null;
+          }
+          writes.set(id, { id, doc: p.apply(doc, e), position: e.position });
+        }
+      }
+      await this.store.commit(p.view, [...writes.values()], last);
+      this.checkpoints.set(p.view, last);
+    }
+    this.settleWaiters();
+  }
+
+  private settleWaiters(): void {
+    if (!this.waiters.length) return;
+    this.waiters = this.waiters.filter((w) => {
+      if (!w.views.every((v) => this.position(v) >= w.position)) return true;
+      clearTimeout(w.timer);
+      w.resolve();
+      return false;
+    });
+  }
+}
+
+function stripMeta(doc: Record<string, unknown>): Record<string, unknown> {
+  const { _id, _position, ...rest } = doc;
+  return rest;
+}

@@ -1,0 +1,47 @@
+import type { IndexSpec } from '../../../projections/projection.js';
+
+/** A stored view document: the projection's fields plus its id and the position it was built from. */
+export type ViewDocument<D = Record<string, unknown>> = D & { _id: string; _position: number };
+
+/** One document write of a batch; `doc: null` deletes. */
+export interface DocumentWrite {
+  id: string;
+  doc: Record<string, unknown> | null;
+  position: number;
+}
+
+export type Scalar = string | number | boolean | null;
+
+export interface FindOptions {
+  /** Sort field (ascending); `_position` sorts in log order. */
+  sortBy?: string;
+  descending?: boolean;
+  limit?: number;
+}
+
+export interface ViewState {
+  position: number;
+  version: number;
+}
+
+/**
+ * The read-model port: documents grouped in views, each view with a checkpoint written
+ * atomically with its documents, so that a projection applies every event exactly once
+ * in effect.
+ */
+export interface ReadStore {
+  get<D>(view: string, id: string): Promise<ViewDocument<D> | null>;
+  getMany<D>(view: string, ids: readonly string[]): Promise<Map<string, ViewDocument<D>>>;
+  /** Equality match on every field of `filter`. */
+  find<D>(view: string, filter: Record<string, Scalar>, options?: FindOptions): Promise<ViewDocument<D>[]>;
+  /** Writes documents and moves the view's checkpoint in one atomic step. */
+  commit(view: string, writes: readonly DocumentWrite[], checkpoint: number): Promise<void>;
+  viewState(view: string): Promise<ViewState | null>;
+  /** Creates the view's indexes and, when the version changed, empties it and resets its checkpoint. */
+  prepareView(view: string, version: number, indexes: readonly IndexSpec[]): Promise<void>;
+  /** Empties the view and sets its checkpoint back to 0. */
+  resetView(view: string, version: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const READ_STORE = Symbol('READ_STORE');

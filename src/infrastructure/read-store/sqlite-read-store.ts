@@ -1,0 +1,123 @@
+import type { Statement } from 'better-sqlite3';
+import type { IndexSpec } from '../../../projections/projection.js';
+import { openDatabase, type SqliteDatabase } from '../sqlite/open-database.js';
+import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewDocument, ViewState } from './read-store.port.js';
+
+const VIEW_NAME = /^[a-z][a-z0-9_]*$/;
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
+
+function table(view: string): string {
+  if (!VIEW_NAME.test(view)) throw new Error(`invalid view name: ${view}`);
+  return `view_${view}`;
+}
+
+function field(name: string): string {
+  if (name === '_id') return 'id';
+  if (name === '_position') return 'position';
+  if (!FIELD_NAME.test(name)) throw new Error(`invalid field name: ${name}`);
+  return `json_extract(body, '$.${name}')`;
+}
+
+/**
+ * Read models in the embedded SQLite file: one table per view, documents as JSON, secondary
+ * indexes as expression indexes. The connection does not fsync: views are rebuilt from the log.
+ */
+export class SqliteReadStore implements ReadStore {
+  private readonly db: SqliteDatabase;
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(file: string) {
+    this.db = openDatabase(file, false);
+    this.db.exec('CREATE TABLE IF NOT EXISTS view_state (view TEXT PRIMARY KEY, version INTEGER NOT NULL, position INTEGER NOT NULL)');
+  }
+
+  private stmt(sql: string): Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  async get<D>(view: string, id: string): Promise<ViewDocument<D> | null> {
+    const row = this.stmt(`SELECT id, body, position FROM ${table(view)} WHERE id = ?`).get(id) as DocRow | undefined;
+    return row ? toDoc<D>(row) : null;
+  }
+
+  async getMany<D>(view: string, ids: readonly string[]): Promise<Map<string, ViewDocument<D>>> {
+    const out = new Map<string, ViewDocument<D>>();
+    const s = this.stmt(`SELECT id, body, position FROM ${table(view)} WHERE id = ?`);
+    for (const id of ids) {
+      const row = s.get(id) as DocRow | undefined;
+      if (row) out.set(id, toDoc<D>(row));
+    }
+    return out;
+  }
+
+  async find<D>(view: string, filter: Record<string, Scalar>, options: FindOptions = {}): Promise<ViewDocument<D>[]> {
+    const keys = Object.keys(filter);
+    const where = keys.map((k) => (filter[k] === null ? `${field(k)} IS NULL` : `${field(k)} = ?`));
+    const order = options.sortBy ? ` ORDER BY ${field(options.sortBy)} ${options.descending ? 'DESC' : 'ASC'}` : '';
+    const sql = `SELECT id, body, position FROM ${table(view)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}${order} LIMIT ?`;
+    const args = keys.filter((k) => filter[k] !== null).map((k) => toSql(filter[k]));
+    return (this.stmt(sql).all(...args, options.limit ?? -1) as DocRow[]).map((r) => toDoc<D>(r));
+  }
+
+  async commit(view: string, writes: readonly DocumentWrite[], checkpoint: number): Promise<void> {
+    const t = table(view);
+    const upsert = this.stmt(
+      `INSERT INTO ${t} (id, body, position) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body, position = excluded.position`,
+    );
+    const remove = this.stmt(`DELETE FROM ${t} WHERE id = ?`);
+    const state = this.stmt('UPDATE view_state SET position = ? WHERE view = ? AND position < ?');
+    this.db.transaction(() => {
+      for (const w of writes) {
+        if (w.doc) upsert.run(w.id, JSON.stringify(w.doc), w.position);
+        else remove.run(w.id);
+      }
+      state.run(checkpoint, view, checkpoint);
+    })();
+  }
+
+  async viewState(view: string): Promise<ViewState | null> {
+    return (this.stmt('SELECT version, position FROM view_state WHERE view = ?').get(view) as ViewState | undefined) ?? null;
+  }
+
+  async prepareView(view: string, version: number, indexes: readonly IndexSpec[]): Promise<void> {
+    const t = table(view);
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, body TEXT NOT NULL, position INTEGER NOT NULL)`);
+    for (const ix of indexes) {
+      const name = `${t}__${ix.fields.join('__').replace(/\./g, '_')}`;
+      this.db.exec(`CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${t} (${ix.fields.map(field).join(', ')})`);
+    }
+    const current = await this.viewState(view);
+    if (!current || current.version !== version) await this.resetView(view, version);
+  }
+
+  async resetView(view: string, version: number): Promise<void> {
+    const t = table(view);
+    this.db.transaction(() => {
+      this.db.prepare(`DELETE FROM ${t}`).run();
+      this.stmt('INSERT INTO view_state (view, version, position) VALUES (?, ?, 0) ON CONFLICT (view) DO UPDATE SET version = excluded.version, position = 0').run(view, version);
+    })();
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
+
+interface DocRow {
+  id: string;
+  body: string;
+  position: number;
+}
+
+function toDoc<D>(r: DocRow): ViewDocument<D> {
+  return { ...(JSON.parse(r.body) as D), _id: r.id, _position: r.position };
+}
+
+function toSql(v: Scalar): string | number | null {
+  return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+}

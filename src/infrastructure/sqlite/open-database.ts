@@ -1,0 +1,19 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type SqliteDatabase = Database.Database;
+
+/**
+ * Opens (creating if needed) the embedded store file in WAL mode. `durable` connections
+ * fsync the WAL on every commit; read-model connections skip that, since a view can always
+ * be rebuilt from the durable event log.
+ */
+export function openDatabase(file: string, durable: boolean): SqliteDatabase {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${durable ? 'FULL' : 'NORMAL'}`);
+  db.pragma('busy_timeout = 5000');
+  return db;
+}

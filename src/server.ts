@@ -1,0 +1,33 @@
+import 'reflect-metadata';
+import type { INestApplication, LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from './app.module.js';
+import { OAuthExceptionFilter } from './auth/oauth-exception.filter.js';
+import { BootstrapService } from './central/bootstrap/bootstrap.service.js';
+import { CONFIG, type Config } from './config.js';
+
+const LOG_LEVELS: Record<Config['logLevel'], LogLevel[]> = {
+  error: ['fatal', 'error'],
+  warn: ['fatal', 'error', 'warn'],
+  info: ['fatal', 'error', 'warn', 'log'],
+  debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
+};
+
+/** Builds the application (one process serving auth, central and edge), applies the bootstrap and listens. */
+export async function startServer(logLevel: Config['logLevel'] = 'info'): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter({ bodyLimit: 64 * 1024 }), {
+    logger: LOG_LEVELS[logLevel],
+  });
+  app.useGlobalFilters(new OAuthExceptionFilter());
+  app.enableShutdownHooks();
+  await app.init();
+  await app.get(BootstrapService).run();
+  const config = app.get<Config>(CONFIG);
+  await app.listen(config.port, '0.0.0.0');
+  return app;
+}
+
+export async function stopServer(app: INestApplication): Promise<void> {
+  await app.close();
+}

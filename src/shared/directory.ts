@@ -1,0 +1,44 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type ClientView, clientKey } from '../../projections/clients.projection.js';
+import type { TenantView } from '../../projections/tenants.projection.js';
+import { type UserView, userKey } from '../../projections/users.projection.js';
+import { CONFIG, type Config } from '../config.js';
+import { NotFound } from '../auth/oauth-errors.js';
+import { READ_STORE, type ReadStore } from '../infrastructure/read-store/read-store.port.js';
+
+/** Look-ups of tenants, clients and users in their views; the issuer of every tenant. */
+@Injectable()
+export class Directory {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  issuer(tenantId: string): string {
+    return `${this.config.publicUrl}/${tenantId}`;
+  }
+
+  async tenant(tenantId: string): Promise<TenantView | null> {
+    return this.reads.get<TenantView>('tenants', tenantId);
+  }
+
+  /** The tenant, or a 404 `not_found` error. */
+  async requireTenant(tenantId: string): Promise<TenantView> {
+    const t = await this.tenant(tenantId);
+    if (!t) throw new NotFound(`unknown tenant`);
+    return t;
+  }
+
+  async client(tenantId: string, clientId: string): Promise<ClientView | null> {
+    return this.reads.get<ClientView>('clients', clientKey(tenantId, clientId));
+  }
+
+  async user(tenantId: string, userId: string): Promise<UserView | null> {
+    return this.reads.get<UserView>('users', userKey(tenantId, userId));
+  }
+
+  async userByUsername(tenantId: string, username: string): Promise<UserView | null> {
+    const [u] = await this.reads.find<UserView>('users', { tenantId, usernameKey: username.toLowerCase() }, { limit: 1 });
+    return u ?? null;
+  }
+}
