@@ -1,7 +1,17 @@
 import { clientsProjection } from './clients.projection.js';
 import type { Projection } from './projection.js';
+import { sessionsProjection } from './sessions.projection.js';
 import { tenantsProjection } from './tenants.projection.js';
+import { tokenHistoryProjection } from './token-history.projection.js';
+import { tokensProjection } from './tokens.projection.js';
 import { usersProjection } from './users.projection.js';
 
 /** Every view the server keeps, in one list for the runner and for rebuilds. */
-export const allProjections: readonly Projection<any>[] = [tenantsProjection, clientsProjection, usersProjection];
+export const allProjections: readonly Projection<any>[] = [
+  tenantsProjection,
+  clientsProjection,
+  usersProjection,
+  sessionsProjection,
+  tokensProjection,
+  tokenHistoryProjection,
+];

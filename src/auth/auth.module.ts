@@ -1,7 +1,40 @@
 import { Module } from '@nestjs/common';
+import { AuthorizeController } from './authorize/authorize.controller.js';
+import { AuthorizeFlow } from './authorize/authorize-flow.js';
+import { Interactions } from './authorize/interaction.js';
+import { ClientAuthenticator } from './client-auth/client-authenticator.js';
+import { IntrospectController } from './introspect/introspect.controller.js';
 import { JwksController } from './jwks/jwks.controller.js';
+import { LogoutController } from './logout/logout.controller.js';
 import { MetadataController } from './metadata/metadata.controller.js';
+import { RevokeController } from './revoke/revoke.controller.js';
+import { BrowserSessions } from './sessions/browser-session.js';
+import { SessionCommands } from './sessions/session-commands.js';
+import { GRANTS } from './token/grant.js';
+import { AuthorizationCodeGrant } from './token/grants/authorization-code.grant.js';
+import { ClientCredentialsGrant } from './token/grants/client-credentials.grant.js';
+import { RefreshTokenGrant } from './token/grants/refresh-token.grant.js';
+import { TokenController } from './token/token.controller.js';
+import { TokenInspector } from './tokens/token-inspector.js';
+import { TokenIssuer } from './tokens/token-issuer.js';
+import { UserinfoController } from './userinfo/userinfo.controller.js';
+
+const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGrant];
 
 /** The public OAuth 2.1 / OpenID Connect endpoints of every tenant. */
-@Module({ controllers: [MetadataController, JwksController] })
+@Module({
+  controllers: [MetadataController, JwksController, AuthorizeController, TokenController, IntrospectController, RevokeController, UserinfoController, LogoutController],
+  providers: [
+    ...grants,
+    { provide: GRANTS, inject: grants, useFactory: (...all: unknown[]) => all },
+    AuthorizeFlow,
+    Interactions,
+    ClientAuthenticator,
+    BrowserSessions,
+    SessionCommands,
+    TokenIssuer,
+    TokenInspector,
+  ],
+  exports: [AuthorizeFlow, Interactions, BrowserSessions, SessionCommands],
+})
 export class AuthModule {}

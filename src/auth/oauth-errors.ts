@@ -74,6 +74,11 @@ export class InvalidToken extends OAuthError {
   readonly code = 'invalid_token';
   readonly status = 401;
 }
+/** RFC 6750 §3.1: no credentials at all; the challenge carries no error code. */
+export class BearerRequired extends OAuthError {
+  readonly code = 'invalid_token';
+  readonly status = 401;
+}
 export class InsufficientScope extends OAuthError {
   readonly code = 'insufficient_scope';
   readonly status = 403;

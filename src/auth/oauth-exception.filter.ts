@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { DomainError } from '../domain/shared/domain-error.js';
 import { escapeHtml, formPostPage, page } from '../shared/html.js';
 import {
+  BearerRequired,
   InsufficientScope,
   InvalidClient,
   InvalidRequest,
@@ -37,6 +38,7 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     const error = this.toOAuthError(exception);
     reply.status(error.status).header('cache-control', 'no-store');
     if (error instanceof InvalidClient && error.usedBasic) reply.header('www-authenticate', 'Basic realm="token", charset="UTF-8"');
+    if (error instanceof BearerRequired) reply.header('www-authenticate', 'Bearer');
     if (error instanceof InvalidToken || error instanceof InsufficientScope) {
       reply.header('www-authenticate', `Bearer error="${error.code}"${error.description ? `, error_description="${error.description.replace(/["\\]/g, '')}"` : ''}`);
     }

@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module.js';
+import { ConsentController } from './consent/consent.controller.js';
+import { LoginController } from './login/login.controller.js';
 
-/** The traffic plane: browser login and consent (with the token lifecycle), proxy, permissions, native API. */
-@Module({})
+/** The traffic plane: browser login and consent so far; proxy, permissions and native API come later. */
+@Module({ imports: [AuthModule], controllers: [LoginController, ConsentController] })
 export class EdgeModule {}

@@ -6,16 +6,26 @@ const USERNAME = /^[^\s]{1,256}$/;
 
 export type UserCommand =
   | { kind: 'ReserveUsername'; tenantId: string; username: string; userId: string }
-  | { kind: 'CreateUser'; tenantId: string; userId: string; username: string; passwordHash: string; claims: UserClaims; now: string };
+  | { kind: 'CreateUser'; tenantId: string; userId: string; username: string; passwordHash: string; claims: UserClaims; now: string }
+  | { kind: 'GrantConsent'; clientId: string; scope: string[] };
 
 export interface UserState {
+  tenantId?: string;
   reservedFor?: string;
   created?: { userId: string; username: string; passwordHash: string; claims: UserClaims; createdAt: string };
+  /** Scopes each client was allowed, by client id. */
+  consents: Record<string, string[]>;
+}
+
+/** True when the user already allowed the client every one of these scopes. */
+export function hasConsent(state: UserState, clientId: string, scope: readonly string[]): boolean {
+  const granted = state.consents[clientId] ?? [];
+  return scope.every((s) => granted.includes(s));
 }
 
 /** One decider serves both streams of a user: the username reservation and the user itself. */
 export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
-  initialState: {},
+  initialState: { consents: {} },
   decide(command, state) {
     switch (command.kind) {
       case 'ReserveUsername':
@@ -38,6 +48,12 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
             },
           },
         ];
+      case 'GrantConsent': {
+        if (!state.created || !state.tenantId) throw new DomainError('not_found', 'unknown user');
+        if (hasConsent(state, command.clientId, command.scope)) return [];
+        const scope = [...new Set([...(state.consents[command.clientId] ?? []), ...command.scope])];
+        return [{ type: 'ConsentGranted', data: { tenantId: state.tenantId, userId: state.created.userId, clientId: command.clientId, scope } }];
+      }
       default:
         return assertNever(command);
     }
@@ -47,9 +63,13 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
       case 'UsernameReserved':
         return { ...state, reservedFor: event.data.userId };
       case 'UserCreated': {
-        const { tenantId: _t, ...created } = event.data;
-        return { ...state, created };
+        const { tenantId, ...created } = event.data;
+        return { ...state, tenantId, created };
       }
+      case 'ConsentGranted':
+        return { ...state, consents: { ...state.consents, [event.data.clientId]: event.data.scope } };
+      case 'LoginFailed':
+        return state;
       default:
         return assertNever(event);
     }

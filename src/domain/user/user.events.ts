@@ -14,4 +14,14 @@ export type UserCreated = DomainEvent<
   'UserCreated',
   { tenantId: string; userId: string; username: string; passwordHash: string; claims: UserClaims; createdAt: string }
 >;
-export type UserEvent = UsernameReserved | UserCreated;
+/** The user allowed a client these scopes (remembered, so the consent page is shown once). */
+export type ConsentGranted = DomainEvent<'ConsentGranted', { tenantId: string; userId: string; clientId: string; scope: string[] }>;
+/**
+ * A failed sign-in: on the user's stream for a wrong password, on the tenant's
+ * `loginfailures-` stream for an unknown username (kept only as a hash). Never the password.
+ */
+export type LoginFailed = DomainEvent<
+  'LoginFailed',
+  { tenantId: string; reason: 'bad_password'; userId: string } | { tenantId: string; reason: 'unknown_user'; usernameHash: string }
+>;
+export type UserEvent = UsernameReserved | UserCreated | ConsentGranted | LoginFailed;

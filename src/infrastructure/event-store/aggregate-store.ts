@@ -70,6 +70,11 @@ export class AggregateStore {
     }
   }
 
+  /** Appends facts that need no decision (nothing to check against the stream's state). */
+  async record(streamId: string, events: readonly DomainEvent[], ctx: CommandContext): Promise<number> {
+    return (await this.events.append(streamId, toEventData(events, ctx), 'any')).position;
+  }
+
   private remember(streamId: string, revision: number, state: unknown): void {
     this.cache.delete(streamId);
     this.cache.set(streamId, { revision, state });

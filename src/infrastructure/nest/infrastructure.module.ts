@@ -45,13 +45,14 @@ export async function createReadStore(config: Config): Promise<ReadStore> {
       inject: [EVENT_STORE, READ_STORE],
       useFactory: (events: EventStore, reads: ReadStore) => new ProjectionRunner(events, reads, allProjections),
     },
+    { provide: KeyEncryption, inject: [CONFIG], useFactory: (config: Config) => KeyEncryption.load(config.keyEncryptionKey, config.dataDir) },
     {
       provide: KeyRing,
-      inject: [AggregateStore, CONFIG, Clock],
-      useFactory: (aggregates: AggregateStore, config: Config, clock: Clock) => new KeyRing(aggregates, KeyEncryption.load(config.keyEncryptionKey, config.dataDir), clock),
+      inject: [AggregateStore, KeyEncryption, Clock],
+      useFactory: (aggregates: AggregateStore, encryption: KeyEncryption, clock: Clock) => new KeyRing(aggregates, encryption, clock),
     },
   ],
-  exports: [CONFIG, Clock, EVENT_STORE, READ_STORE, AggregateStore, ProjectionRunner, KeyRing],
+  exports: [CONFIG, Clock, EVENT_STORE, READ_STORE, AggregateStore, ProjectionRunner, KeyEncryption, KeyRing],
 })
 export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Storage');
@@ -64,6 +65,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
   ) {}
 
   async onModuleInit(): Promise<void> {
+    this.runner.logger = (message) => this.logger.warn(message);
     await this.runner.start();
     this.logger.log(
       `event store: ${this.config.eventStoreUrl ? 'EventStoreDB' : storeFile(this.config)}; read models: ${this.config.mongodbUrl ? 'MongoDB' : storeFile(this.config)}`,

@@ -18,6 +18,7 @@ export class ProjectionLagError extends Error {
 }
 
 const REBUILD_PAGE = 5000;
+const RETRY_MS = 1000;
 
 /**
  * Follows the event log and folds it into every view. Each view keeps its own checkpoint,
@@ -33,6 +34,9 @@ export class ProjectionRunner {
   private buffer: RecordedEvent[] = [];
   private draining?: Promise<void>;
   private failure?: Error;
+  private stopped = false;
+  /** Where failures are reported; the Nest module passes its logger. */
+  logger?: (message: string) => void;
 
   constructor(
     private readonly events: EventStore,
@@ -68,18 +72,20 @@ export class ProjectionRunner {
     })();
   }
 
+  /** Applies buffered events batch by batch; a failed batch is kept and retried, so nothing is skipped. */
   private async drain(): Promise<void> {
-    try {
-      while (this.buffer.length) {
-        const batch = this.buffer;
-        this.buffer = [];
+    while (this.buffer.length && !this.stopped) {
+      const batch = this.buffer;
+      this.buffer = [];
+      try {
         await this.applyBatch(batch);
+      } catch (error) {
+        this.buffer = [...batch, ...this.buffer];
+        this.logger?.(`projection batch failed, retrying: ${(error as Error).message}`);
+        await new Promise((r) => setTimeout(r, RETRY_MS));
       }
-    } catch (error) {
-      this.fail(error as Error);
-    } finally {
-      this.draining = undefined;
     }
+    this.draining = undefined;
   }
 
   private fail(error: Error): void {
@@ -92,6 +98,7 @@ export class ProjectionRunner {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.subscription?.close();
     await this.loop;
     await this.draining;
@@ -125,8 +132,9 @@ export class ProjectionRunner {
     });
   }
 
-  /** Empties the named views (all when none named) and folds the whole log into them again. */
+  /** Empties the named views (all when none named) and folds the whole log into them again; not while started. */
   async rebuild(views?: readonly string[]): Promise<number> {
+    if (this.subscription) throw new Error('stop the live runner before a rebuild');
     const chosen = this.projections.filter((p) => !views || views.includes(p.view));
     for (const p of chosen) {
       await this.store.prepareView(p.view, p.version, p.indexes);
@@ -136,8 +144,9 @@ export class ProjectionRunner {
     return this.catchUp();
   }
 
-  /** Applies every event up to the head of the log to the views that have not seen it; returns how many were read. */
+  /** Applies every event up to the head of the log to the views that have not seen it; returns how many were read. Not while started. */
   async catchUp(): Promise<number> {
+    if (this.subscription) throw new Error('the live runner is already following the log');
     let after = Math.min(...this.projections.map((p) => this.position(p.view)));
     let count = 0;
     for (;;) {

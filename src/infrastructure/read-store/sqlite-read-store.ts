@@ -87,12 +87,12 @@ export class SqliteReadStore implements ReadStore {
   async prepareView(view: string, version: number, indexes: readonly IndexSpec[]): Promise<void> {
     const t = table(view);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, body TEXT NOT NULL, position INTEGER NOT NULL)`);
+    const current = await this.viewState(view);
+    if (!current || current.version !== version) await this.resetView(view, version);
     for (const ix of indexes) {
       const name = `${t}__${ix.fields.join('__').replace(/\./g, '_')}`;
       this.db.exec(`CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${t} (${ix.fields.map(field).join(', ')})`);
     }
-    const current = await this.viewState(view);
-    if (!current || current.version !== version) await this.resetView(view, version);
   }
 
   async resetView(view: string, version: number): Promise<void> {

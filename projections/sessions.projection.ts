@@ -1,0 +1,48 @@
+import type { Projection } from './projection.js';
+
+/**
+ * Sessions keyed `<tenant>/<session id>`: who, since when, and what was revoked. Rotated
+ * refresh tokens are listed here (one rotation marks the old hash) so that introspection
+ * reads two documents at most.
+ */
+export interface SessionView {
+  tenantId: string;
+  sessionId: string;
+  userId: string;
+  authTime: number;
+  startedAt: string;
+  revoked: boolean;
+  revokedAt?: string;
+  revokedReason?: string;
+  revokedGrants: string[];
+  rotatedRefresh: string[];
+}
+
+export const sessionKey = (tenantId: string, sessionId: string) => `${tenantId}/${sessionId}`;
+
+export const sessionsProjection: Projection<SessionView> = {
+  view: 'sessions',
+  version: 1,
+  eventTypes: ['SessionStarted', 'UserAuthenticated', 'RefreshRotated', 'GrantRevoked', 'SessionRevoked'],
+  indexes: [{ fields: ['tenantId', 'userId'] }],
+  documentId: (e) => sessionKey(e.data.tenantId, e.data.sessionId),
+  apply(doc, e) {
+    const d = e.data;
+    if (e.type === 'SessionStarted') {
+      return { tenantId: d.tenantId, sessionId: d.sessionId, userId: d.userId, authTime: d.authTime, startedAt: e.metadata.occurredAt, revoked: false, revokedGrants: [], rotatedRefresh: [] };
+    }
+    if (!doc) return null;
+    switch (e.type) {
+      case 'UserAuthenticated':
+        return { ...doc, authTime: d.authTime };
+      case 'RefreshRotated':
+        return { ...doc, rotatedRefresh: [...doc.rotatedRefresh, d.fromHash] };
+      case 'GrantRevoked':
+        return { ...doc, revokedGrants: [...doc.revokedGrants, d.grantId] };
+      case 'SessionRevoked':
+        return { ...doc, revoked: true, revokedAt: e.metadata.occurredAt, revokedReason: d.reason };
+      default:
+        return doc;
+    }
+  },
+};

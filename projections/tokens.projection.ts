@@ -1,0 +1,87 @@
+import type { Projection, ProjectedEvent } from './projection.js';
+
+/**
+ * Every issued token, for introspection: access tokens keyed `<tenant>/at/<jti>`, refresh
+ * tokens keyed `<tenant>/rt/<sha256>`. Revocation of a whole session or grant is read from
+ * the `sessions` view next to it.
+ */
+export interface TokenView {
+  tenantId: string;
+  kind: 'access_token' | 'refresh_token';
+  clientId: string;
+  sub: string;
+  userId?: string;
+  sessionId?: string;
+  grantId?: string;
+  jti?: string;
+  scope: string[];
+  audience?: string[];
+  issuedAt: number;
+  expiresAt: number;
+  status: 'active' | 'rotated' | 'revoked';
+}
+
+export const accessTokenKey = (tenantId: string, jti: string) => `${tenantId}/at/${jti}`;
+export const refreshTokenKey = (tenantId: string, hash: string) => `${tenantId}/rt/${hash}`;
+
+function documentId(e: ProjectedEvent): string | undefined {
+  const d = e.data;
+  switch (e.type) {
+    case 'AccessTokenIssued':
+      return accessTokenKey(d.tenantId, d.jti);
+    case 'RefreshTokenIssued':
+      return refreshTokenKey(d.tenantId, d.refreshHash);
+    case 'RefreshRotated':
+      return refreshTokenKey(d.tenantId, d.toHash);
+    case 'TokenRevoked':
+      return d.jti ? accessTokenKey(d.tenantId, d.jti) : d.refreshHash ? refreshTokenKey(d.tenantId, d.refreshHash) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+export const tokensProjection: Projection<TokenView> = {
+  view: 'tokens',
+  version: 1,
+  eventTypes: ['AccessTokenIssued', 'RefreshTokenIssued', 'RefreshRotated', 'TokenRevoked'],
+  indexes: [{ fields: ['tenantId', 'sessionId'] }],
+  documentId,
+  apply(doc, e) {
+    const d = e.data;
+    switch (e.type) {
+      case 'AccessTokenIssued':
+        return {
+          tenantId: d.tenantId,
+          kind: 'access_token',
+          clientId: d.clientId,
+          sub: d.sub,
+          ...(d.userId ? { userId: d.userId, sessionId: d.sessionId, grantId: d.grantId } : {}),
+          jti: d.jti,
+          scope: d.scope,
+          audience: d.audience,
+          issuedAt: d.issuedAt,
+          expiresAt: d.expiresAt,
+          status: 'active',
+        };
+      case 'RefreshTokenIssued':
+      case 'RefreshRotated':
+        return {
+          tenantId: d.tenantId,
+          kind: 'refresh_token',
+          clientId: d.clientId,
+          sub: d.userId,
+          userId: d.userId,
+          sessionId: d.sessionId,
+          grantId: d.grantId,
+          scope: d.scope,
+          issuedAt: d.issuedAt,
+          expiresAt: d.expiresAt,
+          status: 'active',
+        };
+      case 'TokenRevoked':
+        return doc ? { ...doc, status: 'revoked' } : null;
+      default:
+        return doc;
+    }
+  },
+};

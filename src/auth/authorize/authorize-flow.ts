@@ -1,0 +1,167 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { ClientView } from '../../../projections/clients.projection.js';
+import type { TenantView } from '../../../projections/tenants.projection.js';
+import { redirectUriMatches } from '../../domain/client/redirect-uri.js';
+import type { SessionState } from '../../domain/session/session.decider.js';
+import { streams } from '../../domain/shared/stream-names.js';
+import { hasConsent, userDecider } from '../../domain/user/user.decider.js';
+import { randomToken } from '../../infrastructure/crypto/hashing.js';
+import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
+import { Clock } from '../../infrastructure/nest/clock.js';
+import { Directory } from '../../shared/directory.js';
+import { formPostPage } from '../../shared/html.js';
+import {
+  ConsentRequired,
+  InvalidRequest,
+  InvalidScope,
+  LoginRequired,
+  type OAuthError,
+  RedirectableError,
+  RequestNotSupported,
+  RequestUriNotSupported,
+  UnauthorizedClient,
+  UnsupportedResponseType,
+  UserFacingError,
+} from '../oauth-errors.js';
+import { type Params, scopeList } from '../params.js';
+import { BrowserSessions, INTERACTION_COOKIE } from '../sessions/browser-session.js';
+import { mintArtefact, SessionCommands } from '../sessions/session-commands.js';
+import type { FlowResult } from './flow-result.js';
+import { type AuthorizationRequest, Interactions } from './interaction.js';
+
+/** RFC 7636 §4.2: a challenge is 43 to 128 unreserved characters. */
+const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
+const PROMPTS = new Set(['none', 'login', 'consent']);
+const CODE_TTL_SECONDS = 60;
+
+/**
+ * The authorization endpoint's decisions (RFC 6749 §4.1, OpenID Connect Core §3.1.2): check
+ * the request, then send the browser to login or consent as needed, then issue a code on the
+ * session's stream and return it to the client.
+ */
+@Injectable()
+export class AuthorizeFlow {
+  constructor(
+    @Inject(Directory) private readonly directory: Directory,
+    @Inject(SessionCommands) private readonly sessions: SessionCommands,
+    @Inject(BrowserSessions) private readonly browser: BrowserSessions,
+    @Inject(AggregateStore) private readonly aggregates: AggregateStore,
+    @Inject(Interactions) private readonly interactions: Interactions,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  now(): number {
+    return Math.floor(this.clock.now().getTime() / 1000);
+  }
+
+  async start(tenantId: string, params: Params, cookieHeader: string | undefined): Promise<FlowResult> {
+    const tenant = await this.directory.requireTenant(tenantId);
+    const clientId = params.client_id;
+    const client = clientId ? await this.directory.client(tenantId, clientId) : null;
+    if (!client) throw new UserFacingError(new InvalidRequest(clientId ? 'unknown client_id' : 'client_id is required'));
+    const redirectUri = params.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+    if (!redirectUri) throw new UserFacingError(new InvalidRequest('redirect_uri is required'));
+    if (!redirectUriMatches(client.redirectUris, redirectUri)) throw new UserFacingError(new InvalidRequest('redirect_uri is not registered for this client'));
+    const responseMode = params.response_mode ?? 'query';
+    const back = { redirectUri, responseMode: responseMode === 'form_post' ? ('form_post' as const) : ('query' as const), state: params.state, iss: this.directory.issuer(tenantId) };
+    const fail = (e: OAuthError): never => {
+      throw new RedirectableError(e, back);
+    };
+    if (responseMode !== 'query' && responseMode !== 'form_post') fail(new InvalidRequest('response_mode must be query or form_post'));
+    if (params.request !== undefined) fail(new RequestNotSupported('request objects are not supported'));
+    if (params.request_uri !== undefined) fail(new RequestUriNotSupported('request_uri is not supported'));
+    if (params.response_type === undefined) fail(new InvalidRequest('response_type is required'));
+    if (params.response_type !== 'code') fail(new UnsupportedResponseType('only response_type=code is supported'));
+    if (!client.grantTypes.includes('authorization_code')) fail(new UnauthorizedClient('the client may not use the authorization code grant'));
+    const challenge = params.code_challenge;
+    if (!challenge) fail(new InvalidRequest('code_challenge is required'));
+    const method = params.code_challenge_method ?? 'plain';
+    if (method !== 'S256' && method !== 'plain') fail(new InvalidRequest('code_challenge_method must be S256 or plain'));
+    if (method === 'plain' && tenant.securityProfile === 'strict') fail(new InvalidRequest('this tenant requires code_challenge_method=S256'));
+    if (!CODE_CHALLENGE.test(challenge!)) fail(new InvalidRequest('code_challenge must be 43 to 128 unreserved characters'));
+    const scope = scopeList(params.scope) ?? client.scope.filter((s) => s !== 'offline_access');
+    if (scope.length === 0 || scope.some((s) => !client.scope.includes(s))) fail(new InvalidScope('the requested scope is not allowed for this client'));
+    const prompt = scopeList(params.prompt) ?? [];
+    if (prompt.some((p) => !PROMPTS.has(p)) || (prompt.includes('none') && prompt.length > 1)) fail(new InvalidRequest('prompt must be none, or any of login and consent'));
+    let maxAge: number | undefined;
+    if (params.max_age !== undefined) {
+      maxAge = /^\d{1,10}$/.test(params.max_age) ? Number(params.max_age) : fail(new InvalidRequest('max_age must be a non-negative integer'));
+    }
+    const request: AuthorizationRequest = {
+      tenantId,
+      clientId: client.clientId,
+      redirectUri,
+      responseMode: back.responseMode,
+      state: params.state,
+      nonce: params.nonce,
+      scope,
+      codeChallenge: challenge!,
+      codeChallengeMethod: method as 'S256' | 'plain',
+      prompt,
+      maxAge,
+      loginHint: params.login_hint,
+      startedAt: this.now(),
+      browserNonce: randomToken(16),
+    };
+    return this.resume(tenant, client, request, await this.browser.current(tenantId, cookieHeader));
+  }
+
+  /** Continues a request with the browser's session, after login or consent or straight away. */
+  async resume(tenant: TenantView, client: ClientView, request: AuthorizationRequest, session: SessionState | undefined): Promise<FlowResult> {
+    const now = this.now();
+    const tenantPath = `${this.directory.issuer(tenant.tenantId)}`;
+    const freshLogin = session !== undefined && session.authTime >= request.startedAt;
+    const needsLogin =
+      !session || (request.prompt.includes('login') && !freshLogin) || (request.maxAge !== undefined && now - session.authTime > request.maxAge);
+    if (needsLogin) {
+      if (request.prompt.includes('none')) throw this.toClient(request, new LoginRequired('the user is not signed in'));
+      return this.interaction(`${tenantPath}/login`, request);
+    }
+    const user = await this.aggregates.load(streams.user(tenant.tenantId, session.userId), userDecider);
+    const consentNeeded = (!client.firstParty && !hasConsent(user.state, client.clientId, request.scope)) || (request.prompt.includes('consent') && !request.consented);
+    if (consentNeeded) {
+      if (request.prompt.includes('none')) throw this.toClient(request, new ConsentRequired('the user has not allowed this client'));
+      return this.interaction(`${tenantPath}/consent`, request);
+    }
+    const code = mintArtefact(session.sessionId);
+    await this.sessions.run(
+      tenant.tenantId,
+      session.sessionId,
+      {
+        kind: 'IssueCode',
+        code: {
+          grantId: randomUUID(),
+          codeHash: code.hash,
+          clientId: client.clientId,
+          redirectUri: request.redirectUri,
+          codeChallenge: request.codeChallenge,
+          codeChallengeMethod: request.codeChallengeMethod,
+          scope: request.scope,
+          ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
+          expiresAt: now + CODE_TTL_SECONDS,
+        },
+      },
+      `user:${session.userId}`,
+    );
+    return this.answer(request, { code: code.value, state: request.state, iss: tenantPath });
+  }
+
+  /** The error sent back to the client's redirect URI. */
+  toClient(request: AuthorizationRequest, error: OAuthError): RedirectableError {
+    return new RedirectableError(error, { redirectUri: request.redirectUri, responseMode: request.responseMode, state: request.state, iss: this.directory.issuer(request.tenantId) });
+  }
+
+  private interaction(page: string, request: AuthorizationRequest): FlowResult {
+    const location = `${page}?interaction=${encodeURIComponent(this.interactions.seal(request))}`;
+    return { kind: 'redirect', location, cookies: [this.browser.cookie(request.tenantId, INTERACTION_COOKIE, request.browserNonce, 600)] };
+  }
+
+  private answer(request: AuthorizationRequest, fields: Record<string, string | undefined>): FlowResult {
+    const cookies = [this.browser.clear(request.tenantId, INTERACTION_COOKIE)];
+    if (request.responseMode === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), cookies };
+    const url = new URL(request.redirectUri);
+    for (const [k, v] of Object.entries(fields)) if (v !== undefined) url.searchParams.set(k, v);
+    return { kind: 'redirect', location: url.href, cookies };
+  }
+}

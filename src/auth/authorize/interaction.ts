@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
+
+/** A validated authorization request, carried through login and consent. */
+export interface AuthorizationRequest {
+  tenantId: string;
+  clientId: string;
+  redirectUri: string;
+  responseMode: 'query' | 'form_post';
+  state?: string;
+  nonce?: string;
+  scope: string[];
+  codeChallenge: string;
+  codeChallengeMethod: 'S256' | 'plain';
+  prompt: string[];
+  maxAge?: number;
+  loginHint?: string;
+  /** Seconds; when the request arrived (prompt=login asks for an authentication after it). */
+  startedAt: number;
+  /** Binds the pending request to the browser that started it (the `interaction` cookie). */
+  browserNonce: string;
+  /** Set once the user has answered the consent page in this interaction. */
+  consented?: boolean;
+}
+
+const LIFETIME_SECONDS = 600;
+
+/**
+ * Pending authorization requests travel sealed (AES-256-GCM) in the login and consent URLs:
+ * nothing to store, nothing a browser can read or alter, valid for ten minutes.
+ */
+@Injectable()
+export class Interactions {
+  constructor(@Inject(KeyEncryption) private readonly encryption: KeyEncryption) {}
+
+  seal(request: AuthorizationRequest): string {
+    return this.encryption.seal(JSON.stringify(request));
+  }
+
+  /** The request, or undefined when the value is forged, altered, for another tenant or too old. */
+  open(tenantId: string, sealed: string | undefined, now: number): AuthorizationRequest | undefined {
+    if (!sealed) return undefined;
+    try {
+      const r = JSON.parse(this.encryption.open(sealed)) as AuthorizationRequest;
+      return r.tenantId === tenantId && now - r.startedAt <= LIFETIME_SECONDS ? r : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ClientView } from '../../../projections/clients.projection.js';
+import { constantTimeEqual, sha256 } from '../../infrastructure/crypto/hashing.js';
+import { Directory } from '../../shared/directory.js';
+import { InvalidClient, InvalidRequest } from '../oauth-errors.js';
+import type { Params } from '../params.js';
+
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+interface Presented {
+  method: ClientAuthMethod;
+  clientId: string;
+  secret?: string;
+}
+
+/** RFC 6749 §2.3.1: Basic credentials, each form-urlencoded before base64. */
+function fromBasic(header: string): Presented {
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new InvalidClient('malformed Basic credentials', true);
+  try {
+    return { method: 'client_secret_basic', clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')) };
+  } catch {
+    throw new InvalidClient('malformed Basic credentials', true);
+  }
+}
+
+/** Which method the request used; more than one is an error (RFC 6749 §2.3). */
+export function presentedCredentials(authorization: string | undefined, params: Params): Presented {
+  const basic = authorization?.slice(0, 6).toLowerCase() === 'basic ';
+  if (basic) {
+    if (params.client_secret !== undefined) throw new InvalidRequest('use only one client authentication method');
+    const p = fromBasic(authorization!);
+    if (params.client_id !== undefined && params.client_id !== p.clientId) throw new InvalidRequest('client_id does not match the Basic credentials');
+    return p;
+  }
+  if (params.client_assertion !== undefined) throw new InvalidClient('client assertions are not supported');
+  if (params.client_id === undefined) throw new InvalidClient('client authentication is required');
+  if (params.client_secret !== undefined) return { method: 'client_secret_post', clientId: params.client_id, secret: params.client_secret };
+  return { method: 'none', clientId: params.client_id };
+}
+
+/**
+ * Authenticates the client at the token, introspection and revocation endpoints with the
+ * method it registered. Secrets are compared as SHA-256 hashes in constant time.
+ */
+@Injectable()
+export class ClientAuthenticator {
+  constructor(@Inject(Directory) private readonly directory: Directory) {}
+
+  async authenticate(tenantId: string, authorization: string | undefined, params: Params, options: { allowPublic: boolean }): Promise<ClientView> {
+    const presented = presentedCredentials(authorization, params);
+    const usedBasic = presented.method === 'client_secret_basic';
+    const client = await this.directory.client(tenantId, presented.clientId);
+    const fail = (why: string): never => {
+      throw new InvalidClient(why, usedBasic);
+    };
+    if (!client) return fail('client authentication failed');
+    if (client.tokenEndpointAuthMethod !== presented.method) return fail('client authentication failed');
+    if (presented.method === 'none') {
+      if (!options.allowPublic) return fail('this endpoint requires client authentication');
+      return client;
+    }
+    if (!client.secretHash || !constantTimeEqual(sha256(presented.secret ?? ''), client.secretHash)) return fail('client authentication failed');
+    return client;
+  }
+}

@@ -1,0 +1,10 @@
+import type { FastifyRequest } from 'fastify';
+import { InvalidRequest } from './oauth-errors.js';
+import { type Params, readParams } from './params.js';
+
+/** The form body of a POST to an OAuth endpoint (RFC 6749 §3.2: application/x-www-form-urlencoded only). */
+export function formParams(req: FastifyRequest): Params {
+  const type = req.headers['content-type'] ?? '';
+  if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) throw new InvalidRequest('the body must be application/x-www-form-urlencoded');
+  return readParams(req.body);
+}

@@ -1,0 +1,86 @@
+import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ClientView } from '../../../projections/clients.projection.js';
+import { Directory } from '../../shared/directory.js';
+import { escapeHtml, page } from '../../shared/html.js';
+import { type FlowResult, sendFlowResult } from '../authorize/flow-result.js';
+import { formParams } from '../form-request.js';
+import { InvalidRequest, UserFacingError } from '../oauth-errors.js';
+import { type Params, readParams } from '../params.js';
+import { BrowserSessions, SESSION_COOKIE } from '../sessions/browser-session.js';
+import { SessionCommands } from '../sessions/session-commands.js';
+import { TokenIssuer } from '../tokens/token-issuer.js';
+
+/**
+ * OpenID Connect RP-Initiated Logout 1.0. With a valid `id_token_hint` the session ends at
+ * once; without one, the user confirms first (so a stray link cannot sign anyone out).
+ * Ending a session revokes all its tokens (`SessionRevoked`).
+ */
+@Controller(':tenant')
+export class LogoutController {
+  constructor(
+    @Inject(Directory) private readonly directory: Directory,
+    @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
+    @Inject(BrowserSessions) private readonly browser: BrowserSessions,
+    @Inject(SessionCommands) private readonly sessions: SessionCommands,
+  ) {}
+
+  @Get('logout')
+  async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), req.headers.cookie));
+  }
+
+  @Post('logout')
+  async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    sendFlowResult(reply, await this.logout(tenantId, formParams(req), req.headers.cookie));
+  }
+
+  private async logout(tenantId: string, params: Params, cookieHeader: string | undefined): Promise<FlowResult> {
+    await this.directory.requireTenant(tenantId);
+    const reject = (why: string): never => {
+      throw new UserFacingError(new InvalidRequest(why));
+    };
+    let hintSession: string | undefined;
+    let hintUser: string | undefined;
+    let clientId = params.client_id;
+    if (params.id_token_hint) {
+      const hint = await this.tokens.verify(tenantId, params.id_token_hint, 'JWT');
+      if (!hint) return reject('id_token_hint is not an ID token issued here');
+      const aud = hint.payload.aud;
+      if (clientId && aud !== clientId) reject('client_id does not match the id_token_hint');
+      clientId = typeof aud === 'string' ? aud : undefined;
+      hintSession = typeof hint.payload.sid === 'string' ? hint.payload.sid : undefined;
+      hintUser = typeof hint.payload.sub === 'string' ? hint.payload.sub : undefined;
+    }
+    const client: ClientView | null = clientId ? await this.directory.client(tenantId, clientId) : null;
+    if (clientId && !client) reject('unknown client_id');
+    const redirect = params.post_logout_redirect_uri;
+    if (redirect && !client) reject('post_logout_redirect_uri needs id_token_hint or client_id');
+    if (redirect && !client!.postLogoutRedirectUris.includes(redirect)) reject('post_logout_redirect_uri is not registered for this client');
+
+    const current = await this.browser.current(tenantId, cookieHeader);
+    if (!params.id_token_hint && current && params.confirm !== 'yes') return this.confirmPage(tenantId, params);
+    const ended = new Set<string>();
+    if (current) ended.add(current.sessionId);
+    if (hintSession) {
+      const s = await this.sessions.load(tenantId, hintSession);
+      if (s.started && s.userId === hintUser) ended.add(hintSession);
+    }
+    for (const sessionId of ended) await this.sessions.run(tenantId, sessionId, { kind: 'EndSession', reason: 'logout' }, hintUser ? `user:${hintUser}` : 'anonymous');
+    const cookies = [this.browser.clear(tenantId, SESSION_COOKIE)];
+    if (redirect) {
+      const url = new URL(redirect);
+      if (params.state !== undefined) url.searchParams.set('state', params.state);
+      return { kind: 'redirect', location: url.href, cookies };
+    }
+    return { kind: 'html', status: 200, body: page('Signed out', '<h1>Signed out</h1><p>You are signed out.</p>'), cookies };
+  }
+
+  private confirmPage(tenantId: string, params: Params): FlowResult {
+    const hidden = Object.entries({ ...params, confirm: 'yes' })
+      .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v ?? '')}">`)
+      .join('');
+    const body = `<h1>Sign out?</h1><form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/logout">${hidden}<button type="submit">Sign out</button></form>`;
+    return { kind: 'html', status: 200, body: page('Sign out?', body) };
+  }
+}

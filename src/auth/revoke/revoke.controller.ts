@@ -1,0 +1,53 @@
+import { Controller, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { streams } from '../../domain/shared/stream-names.js';
+import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
+import { Clock } from '../../infrastructure/nest/clock.js';
+import { Directory } from '../../shared/directory.js';
+import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
+import { formParams } from '../form-request.js';
+import { required } from '../params.js';
+import { SessionCommands } from '../sessions/session-commands.js';
+import { type TokenHint, TokenInspector } from '../tokens/token-inspector.js';
+
+/**
+ * RFC 7009 revocation of the client's own tokens. Revoking a refresh token ends its
+ * session's tokens; unknown, foreign or already invalid tokens get 200 all the same (§2.2).
+ */
+@Controller(':tenant')
+export class RevokeController {
+  constructor(
+    @Inject(Directory) private readonly directory: Directory,
+    @Inject(ClientAuthenticator) private readonly clients: ClientAuthenticator,
+    @Inject(TokenInspector) private readonly inspector: TokenInspector,
+    @Inject(SessionCommands) private readonly sessions: SessionCommands,
+    @Inject(AggregateStore) private readonly aggregates: AggregateStore,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  @Post('revoke')
+  @HttpCode(200)
+  @Header('cache-control', 'no-store')
+  async revoke(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<string> {
+    await this.directory.requireTenant(tenantId);
+    const params = formParams(req);
+    const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true });
+    const token = required(params, 'token');
+    const found = await this.inspector.inspect(tenantId, token, params.token_type_hint as TokenHint | undefined);
+    if (!found || found.token.clientId !== client.clientId) return '';
+    const t = found.token;
+    const actor = `client:${client.clientId}`;
+    if (t.kind === 'refresh_token') {
+      await this.sessions.run(tenantId, t.sessionId!, { kind: 'RevokeRefreshToken', refreshHash: found.hash!, clientId: client.clientId }, actor);
+    } else if (t.sessionId) {
+      await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId }, actor);
+    } else if (found.active) {
+      await this.aggregates.record(
+        streams.clientTokens(tenantId, client.clientId),
+        [{ type: 'TokenRevoked', data: { tenantId, clientId: client.clientId, tokenType: 'access_token', jti: t.jti, reason: 'revocation_request' } }],
+        { tenantId, actor, now: this.clock.now() },
+      );
+    }
+    return '';
+  }
+}

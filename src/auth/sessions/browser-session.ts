@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { SessionState } from '../../domain/session/session.decider.js';
+import { CONFIG, type Config } from '../../config.js';
+import { constantTimeEqual, sha256 } from '../../infrastructure/crypto/hashing.js';
+import { parseCookies, serializeCookie } from '../../shared/cookies.js';
+import { SessionCommands, sessionOf } from './session-commands.js';
+
+export const SESSION_COOKIE = 'sid';
+export const INTERACTION_COOKIE = 'interaction';
+
+/**
+ * The browser's sign-in session: a cookie scoped to the tenant's path whose value is
+ * `<session id>.<secret>`; the session stream keeps only its hash and decides whether it
+ * is still alive.
+ */
+@Injectable()
+export class BrowserSessions {
+  private readonly secure: boolean;
+
+  constructor(
+    @Inject(SessionCommands) private readonly sessions: SessionCommands,
+    @Inject(CONFIG) config: Config,
+  ) {
+    this.secure = config.publicUrl.startsWith('https:');
+  }
+
+  /** The live session the request's cookie names, if any. */
+  async current(tenantId: string, cookieHeader: string | undefined): Promise<SessionState | undefined> {
+    const value = parseCookies(cookieHeader)[SESSION_COOKIE];
+    const sessionId = value && sessionOf(value);
+    if (!sessionId) return undefined;
+    const state = await this.sessions.load(tenantId, sessionId);
+    if (!state.started || state.revoked || !constantTimeEqual(state.cookieHash, sha256(value))) return undefined;
+    return state;
+  }
+
+  /** True when the pending request was started in this browser (its `interaction` cookie). */
+  startedHere(request: { browserNonce: string }, cookieHeader: string | undefined): boolean {
+    const nonce = parseCookies(cookieHeader)[INTERACTION_COOKIE];
+    return nonce !== undefined && constantTimeEqual(nonce, request.browserNonce);
+  }
+
+  cookie(tenantId: string, name: string, value: string, maxAge?: number): string {
+    return serializeCookie(name, value, { path: `/${tenantId}`, secure: this.secure, maxAge });
+  }
+
+  clear(tenantId: string, name: string): string {
+    return this.cookie(tenantId, name, '', 0);
+  }
+}

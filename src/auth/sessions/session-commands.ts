@@ -1,0 +1,62 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type SessionCommand, sessionDecider, type SessionState } from '../../domain/session/session.decider.js';
+import type { SessionEvent } from '../../domain/session/session.events.js';
+import { DomainError } from '../../domain/shared/domain-error.js';
+import { streams } from '../../domain/shared/stream-names.js';
+import { randomToken, sha256 } from '../../infrastructure/crypto/hashing.js';
+import { AggregateStore, type Outcome } from '../../infrastructure/event-store/aggregate-store.js';
+import { Clock } from '../../infrastructure/nest/clock.js';
+import { InvalidGrant, InvalidRequest, InvalidScope } from '../oauth-errors.js';
+
+const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
+
+/** A session-bound secret (code, refresh token, cookie): `<session id>.<256 random bits>`; only its hash is kept. */
+export interface Artefact {
+  value: string;
+  hash: string;
+}
+
+export function mintArtefact(sessionId: string): Artefact {
+  const value = `${sessionId}.${randomToken()}`;
+  return { value, hash: sha256(value) };
+}
+
+/** The session an artefact belongs to, or undefined when it has not the shape of one. */
+export function sessionOf(value: string): string | undefined {
+  const dot = value.indexOf('.');
+  const sessionId = value.slice(0, dot);
+  return dot === 22 && SESSION_ID.test(sessionId) && value.length === 66 ? sessionId : undefined;
+}
+
+export const newSessionId = () => randomToken(16);
+
+/** Runs session commands on the session's stream and translates domain refusals into OAuth errors. */
+@Injectable()
+export class SessionCommands {
+  constructor(
+    @Inject(AggregateStore) private readonly aggregates: AggregateStore,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async load(tenantId: string, sessionId: string): Promise<SessionState> {
+    return (await this.aggregates.load(streams.session(tenantId, sessionId), sessionDecider)).state;
+  }
+
+  async run(tenantId: string, sessionId: string, command: SessionCommand, actor: string, correlationId?: string): Promise<Outcome<SessionEvent, SessionState>> {
+    try {
+      return await this.aggregates.execute(streams.session(tenantId, sessionId), sessionDecider, command, { tenantId, actor, now: this.clock.now(), correlationId });
+    } catch (e) {
+      if (!(e instanceof DomainError)) throw e;
+      switch (e.code) {
+        case 'code_invalid':
+        case 'refresh_invalid':
+        case 'session_revoked':
+          throw new InvalidGrant(e.message);
+        case 'invalid_value':
+          throw command.kind === 'RotateRefresh' ? new InvalidScope(e.message) : new InvalidRequest(e.message);
+        default:
+          throw new InvalidRequest(e.message);
+      }
+    }
+  }
+}

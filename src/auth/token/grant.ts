@@ -1,0 +1,33 @@
+import type { ClientView } from '../../../projections/clients.projection.js';
+import type { TenantView } from '../../../projections/tenants.projection.js';
+import type { Params } from '../params.js';
+
+export interface GrantRequest {
+  tenant: TenantView;
+  client: ClientView;
+  params: Params;
+  issuer: string;
+  /** Seconds since the epoch. */
+  now: number;
+}
+
+/** RFC 6749 §5.1 successful response. */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope?: string;
+  refresh_token?: string;
+  id_token?: string;
+}
+
+/** One grant type: its name on the wire and its handler (rule 9). */
+export interface Grant {
+  readonly grantType: string;
+  handle(request: GrantRequest): Promise<TokenResponse>;
+}
+
+export const GRANTS = Symbol('GRANTS');
+
+/** ID tokens outlive short access tokens a little: a relying party checks them once, at sign-in. */
+export const idTokenTtl = (tenant: TenantView) => Math.max(tenant.accessTokenTtl, 600);

@@ -1,0 +1,75 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { RefreshRule } from '../../../domain/session/session.decider.js';
+import { sha256 } from '../../../infrastructure/crypto/hashing.js';
+import type { ClientView } from '../../../../projections/clients.projection.js';
+import type { TenantView } from '../../../../projections/tenants.projection.js';
+import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../../oauth-errors.js';
+import { required } from '../../params.js';
+import { mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
+import { TokenIssuer } from '../../tokens/token-issuer.js';
+import { type Grant, type GrantRequest, idTokenTtl, type TokenResponse } from '../grant.js';
+
+/** RFC 7636 §4.1: 43 to 128 unreserved characters. */
+const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/** Whether (and on what condition) this client's grants earn a refresh token; see README "Refresh tokens". */
+export function refreshRule(tenant: TenantView, client: ClientView): RefreshRule {
+  if (!client.grantTypes.includes('refresh_token')) return 'never';
+  return tenant.refreshWithoutOfflineAccess ? 'always' : 'offline_access';
+}
+
+/** RFC 6749 §4.1.3 with mandatory PKCE; single use, decided on the session's stream. */
+@Injectable()
+export class AuthorizationCodeGrant implements Grant {
+  readonly grantType = 'authorization_code';
+
+  constructor(
+    @Inject(SessionCommands) private readonly sessions: SessionCommands,
+    @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
+  ) {}
+
+  async handle({ tenant, client, params, issuer, now }: GrantRequest): Promise<TokenResponse> {
+    const code = required(params, 'code');
+    const redirectUri = required(params, 'redirect_uri');
+    const verifier = required(params, 'code_verifier');
+    if (!CODE_VERIFIER.test(verifier)) throw new InvalidRequest('code_verifier must be 43 to 128 unreserved characters');
+    if (!client.grantTypes.includes('authorization_code')) throw new UnauthorizedClient('the client may not use authorization_code');
+    const sessionId = sessionOf(code);
+    if (!sessionId) throw new InvalidGrant('unknown authorization code');
+    const codeHash = sha256(code);
+    const access = { jti: randomUUID(), audience: [issuer], issuedAt: now, expiresAt: now + tenant.accessTokenTtl };
+    const refresh = mintArtefact(sessionId);
+    const outcome = await this.sessions.run(
+      tenant.tenantId,
+      sessionId,
+      {
+        kind: 'RedeemCode',
+        codeHash,
+        clientId: client.clientId,
+        redirectUri,
+        codeVerifier: verifier,
+        now,
+        access,
+        refresh: { hash: refresh.hash, expiresAt: now + tenant.refreshTokenTtl },
+        refreshRule: refreshRule(tenant, client),
+      },
+      `client:${client.clientId}`,
+    );
+    if (outcome.events[0]?.type !== 'CodeRedeemed') throw new InvalidGrant('the code was already used; the tokens it produced are revoked');
+    const issued = outcome.state.codes[codeHash];
+    const accessToken = await this.tokens.accessToken(tenant, { ...access, sub: issued.userId, clientId: client.clientId, scope: issued.scope, sessionId, authTime: issued.authTime });
+    const withRefresh = outcome.events.some((e) => e.type === 'RefreshTokenIssued');
+    const idToken = issued.scope.includes('openid')
+      ? await this.tokens.idToken(tenant, { sub: issued.userId, clientId: client.clientId, nonce: issued.nonce, authTime: issued.authTime, sessionId, accessToken, issuedAt: now, expiresAt: now + idTokenTtl(tenant) })
+      : undefined;
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: tenant.accessTokenTtl,
+      scope: issued.scope.join(' '),
+      ...(withRefresh ? { refresh_token: refresh.value } : {}),
+      ...(idToken ? { id_token: idToken } : {}),
+    };
+  }
+}

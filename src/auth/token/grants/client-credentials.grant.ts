@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { streams } from '../../../domain/shared/stream-names.js';
+import type { AccessTokenIssued } from '../../../domain/session/session.events.js';
+import { AggregateStore } from '../../../infrastructure/event-store/aggregate-store.js';
+import { Clock } from '../../../infrastructure/nest/clock.js';
+import { InvalidScope, UnauthorizedClient } from '../../oauth-errors.js';
+import { scopeList } from '../../params.js';
+import { TokenIssuer } from '../../tokens/token-issuer.js';
+import type { Grant, GrantRequest, TokenResponse } from '../grant.js';
+
+/** Scopes that only make sense with a user: never granted to a client acting for itself. */
+const USER_SCOPES = new Set(['openid', 'offline_access', 'profile', 'email']);
+
+/** RFC 6749 §4.4: the client acts for itself; the token is recorded on the client's token stream. */
+@Injectable()
+export class ClientCredentialsGrant implements Grant {
+  readonly grantType = 'client_credentials';
+
+  constructor(
+    @Inject(AggregateStore) private readonly aggregates: AggregateStore,
+    @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async handle({ tenant, client, params, issuer, now }: GrantRequest): Promise<TokenResponse> {
+    if (!client.grantTypes.includes('client_credentials')) throw new UnauthorizedClient('the client may not use client_credentials');
+    const allowed = client.scope.filter((s) => !USER_SCOPES.has(s));
+    const requested = scopeList(params.scope);
+    if (requested?.some((s) => !allowed.includes(s))) throw new InvalidScope('the requested scope is not allowed for this client');
+    const scope = requested ?? allowed;
+    const data: AccessTokenIssued['data'] = {
+      tenantId: tenant.tenantId,
+      jti: randomUUID(),
+      clientId: client.clientId,
+      sub: client.clientId,
+      scope,
+      audience: [issuer],
+      issuedAt: now,
+      expiresAt: now + tenant.accessTokenTtl,
+    };
+    await this.aggregates.record(streams.clientTokens(tenant.tenantId, client.clientId), [{ type: 'AccessTokenIssued', data }], {
+      tenantId: tenant.tenantId,
+      actor: `client:${client.clientId}`,
+      now: this.clock.now(),
+    });
+    const accessToken = await this.tokens.accessToken(tenant, { ...data, clientId: client.clientId });
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: tenant.accessTokenTtl, ...(scope.length ? { scope: scope.join(' ') } : {}) };
+  }
+}

@@ -1,0 +1,62 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { sha256 } from '../../../infrastructure/crypto/hashing.js';
+import { InvalidGrant, UnauthorizedClient } from '../../oauth-errors.js';
+import { required, scopeList } from '../../params.js';
+import { mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
+import { TokenIssuer } from '../../tokens/token-issuer.js';
+import { type Grant, type GrantRequest, idTokenTtl, type TokenResponse } from '../grant.js';
+
+/**
+ * RFC 6749 §6 with rotation on every use (OAuth 2.1 §4.3.1). An already-rotated token from
+ * its own authenticated client revokes the whole session; of concurrent uses exactly one
+ * wins, because each rotation is appended with the session's expected revision.
+ */
+@Injectable()
+export class RefreshTokenGrant implements Grant {
+  readonly grantType = 'refresh_token';
+
+  constructor(
+    @Inject(SessionCommands) private readonly sessions: SessionCommands,
+    @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
+  ) {}
+
+  async handle({ tenant, client, params, issuer, now }: GrantRequest): Promise<TokenResponse> {
+    const presented = required(params, 'refresh_token');
+    if (!client.grantTypes.includes('refresh_token')) throw new UnauthorizedClient('the client may not use refresh_token');
+    const sessionId = sessionOf(presented);
+    if (!sessionId) throw new InvalidGrant('unknown refresh token');
+    const access = { jti: randomUUID(), audience: [issuer], issuedAt: now, expiresAt: now + tenant.accessTokenTtl };
+    const next = mintArtefact(sessionId);
+    const outcome = await this.sessions.run(
+      tenant.tenantId,
+      sessionId,
+      {
+        kind: 'RotateRefresh',
+        refreshHash: sha256(presented),
+        clientId: client.clientId,
+        scope: scopeList(params.scope),
+        now,
+        access,
+        refresh: { hash: next.hash, expiresAt: now + tenant.refreshTokenTtl },
+      },
+      `client:${client.clientId}`,
+    );
+    const issued = outcome.events.find((e) => e.type === 'AccessTokenIssued');
+    if (!issued) throw new InvalidGrant('the refresh token was already used; the session is revoked');
+    const { scope } = issued.data;
+    const { userId, authTime } = outcome.state;
+    const accessToken = await this.tokens.accessToken(tenant, { ...access, sub: userId, clientId: client.clientId, scope, sessionId, authTime });
+    const idToken = scope.includes('openid')
+      ? await this.tokens.idToken(tenant, { sub: userId, clientId: client.clientId, authTime, sessionId, accessToken, issuedAt: now, expiresAt: now + idTokenTtl(tenant) })
+      : undefined;
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: tenant.accessTokenTtl,
+      scope: scope.join(' '),
+      refresh_token: next.value,
+      ...(idToken ? { id_token: idToken } : {}),
+    };
+  }
+}

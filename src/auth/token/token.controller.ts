@@ -1,0 +1,40 @@
+import { Controller, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { Clock } from '../../infrastructure/nest/clock.js';
+import { Directory } from '../../shared/directory.js';
+import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
+import { formParams } from '../form-request.js';
+import { InvalidRequest, UnsupportedGrantType } from '../oauth-errors.js';
+import { type Grant, GRANTS, type TokenResponse } from './grant.js';
+
+/** RFC 6749 §3.2 token endpoint, at `/token` and `/oauth/token`. */
+@Controller(':tenant')
+export class TokenController {
+  private readonly grants: Map<string, Grant>;
+
+  constructor(
+    @Inject(GRANTS) grants: Grant[],
+    @Inject(Directory) private readonly directory: Directory,
+    @Inject(ClientAuthenticator) private readonly clients: ClientAuthenticator,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {
+    this.grants = new Map(grants.map((g) => [g.grantType, g]));
+  }
+
+  @Post(['token', 'oauth/token'])
+  @HttpCode(200)
+  @Header('cache-control', 'no-store')
+  @Header('pragma', 'no-cache')
+  async token(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<TokenResponse> {
+    const tenant = await this.directory.requireTenant(tenantId);
+    if (req.query && Object.keys(req.query).length) throw new InvalidRequest('parameters belong in the request body');
+    const params = formParams(req);
+    const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true });
+    const grantType = params.grant_type;
+    if (!grantType) throw new InvalidRequest('grant_type is required');
+    const grant = this.grants.get(grantType);
+    if (!grant) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported`);
+    const now = Math.floor(this.clock.now().getTime() / 1000);
+    return grant.handle({ tenant, client, params, issuer: this.directory.issuer(tenantId), now });
+  }
+}

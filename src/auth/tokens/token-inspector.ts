@@ -1,0 +1,71 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type SessionView, sessionKey } from '../../../projections/sessions.projection.js';
+import { accessTokenKey, refreshTokenKey, type TokenView } from '../../../projections/tokens.projection.js';
+import { sha256 } from '../../infrastructure/crypto/hashing.js';
+import { EVENT_STORE, type EventStore } from '../../infrastructure/event-store/event-store.port.js';
+import { Clock } from '../../infrastructure/nest/clock.js';
+import { ProjectionRunner } from '../../infrastructure/read-store/projection-runner.js';
+import { READ_STORE, type ReadStore } from '../../infrastructure/read-store/read-store.port.js';
+import { sessionOf } from '../sessions/session-commands.js';
+import { TokenIssuer } from './token-issuer.js';
+
+export type TokenHint = 'access_token' | 'refresh_token';
+
+export interface Inspection {
+  token: TokenView;
+  /** Refresh tokens: the SHA-256 of the presented value. */
+  hash?: string;
+  active: boolean;
+}
+
+const VIEWS = ['tokens', 'sessions'] as const;
+
+/**
+ * Finds a presented token in the views and says whether it is active. Before it reads, it
+ * waits until the views have passed the head of the log as it was when the request came
+ * in, so a revocation that happened before the request is always seen (rule 4).
+ */
+@Injectable()
+export class TokenInspector {
+  constructor(
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
+    @Inject(TokenIssuer) private readonly issuer: TokenIssuer,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async inspect(tenantId: string, token: string, hint?: TokenHint): Promise<Inspection | undefined> {
+    await this.projections.waitFor(VIEWS, await this.events.headPosition());
+    const order: TokenHint[] = hint === 'refresh_token' ? ['refresh_token', 'access_token'] : ['access_token', 'refresh_token'];
+    for (const kind of order) {
+      const found = kind === 'access_token' ? await this.findAccess(tenantId, token) : await this.findRefresh(tenantId, token);
+      if (found) return { ...found, active: await this.isActive(found.token, found.hash) };
+    }
+    return undefined;
+  }
+
+  private async findAccess(tenantId: string, token: string): Promise<Omit<Inspection, 'active'> | undefined> {
+    const jwt = await this.issuer.verify(tenantId, token, 'at+jwt');
+    const jti = jwt?.payload.jti;
+    if (typeof jti !== 'string') return undefined;
+    const doc = await this.reads.get<TokenView>('tokens', accessTokenKey(tenantId, jti));
+    return doc && doc.tenantId === tenantId ? { token: doc } : undefined;
+  }
+
+  private async findRefresh(tenantId: string, token: string): Promise<Omit<Inspection, 'active'> | undefined> {
+    if (!sessionOf(token)) return undefined;
+    const hash = sha256(token);
+    const doc = await this.reads.get<TokenView>('tokens', refreshTokenKey(tenantId, hash));
+    return doc && doc.tenantId === tenantId ? { token: doc, hash } : undefined;
+  }
+
+  private async isActive(t: TokenView, hash?: string): Promise<boolean> {
+    if (t.status !== 'active' || t.expiresAt <= this.clock.now().getTime() / 1000) return false;
+    if (!t.sessionId) return true;
+    const session = await this.reads.get<SessionView>('sessions', sessionKey(t.tenantId, t.sessionId));
+    if (!session || session.revoked) return false;
+    if (t.grantId && session.revokedGrants.includes(t.grantId)) return false;
+    return !(hash && session.rotatedRefresh.includes(hash));
+  }
+}

@@ -1,0 +1,98 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import type { TenantView } from '../../../projections/tenants.projection.js';
+import type { SigningAlg } from '../../domain/tenant/tenant.events.js';
+import { decodeJwt, signJwt, signatureValid, type DecodedJwt } from '../../infrastructure/crypto/jws.js';
+import { KeyRing } from '../../infrastructure/crypto/key-ring.js';
+import { Directory } from '../../shared/directory.js';
+
+export interface AccessTokenClaims {
+  jti: string;
+  sub: string;
+  clientId: string;
+  scope: string[];
+  audience: string[];
+  issuedAt: number;
+  expiresAt: number;
+  sessionId?: string;
+  authTime?: number;
+}
+
+export interface IdTokenClaims {
+  sub: string;
+  clientId: string;
+  nonce?: string;
+  authTime: number;
+  sessionId: string;
+  accessToken?: string;
+  issuedAt: number;
+  expiresAt: number;
+}
+
+/** OpenID Connect Core §3.1.3.6: left half of the hash (the alg's hash; SHA-512 for Ed25519) of the ASCII token. */
+function halfHash(alg: SigningAlg, value: string): string {
+  const digest = createHash(alg === 'EdDSA' ? 'sha512' : 'sha256').update(value).digest();
+  return digest.subarray(0, digest.length / 2).toString('base64url');
+}
+
+/** Signs access tokens (RFC 9068) and ID tokens with the tenant's current key; verifies its own JWTs. */
+@Injectable()
+export class TokenIssuer {
+  constructor(
+    @Inject(KeyRing) private readonly keys: KeyRing,
+    @Inject(Directory) private readonly directory: Directory,
+  ) {}
+
+  async accessToken(tenant: TenantView, c: AccessTokenClaims): Promise<string> {
+    const alg = tenant.signingAlg as SigningAlg;
+    const key = await this.keys.signingKey(tenant.tenantId, alg);
+    return signJwt(
+      { alg, kid: key.kid, typ: 'at+jwt' },
+      {
+        iss: this.directory.issuer(tenant.tenantId),
+        sub: c.sub,
+        aud: c.audience.length === 1 ? c.audience[0] : c.audience,
+        client_id: c.clientId,
+        scope: c.scope.join(' '),
+        jti: c.jti,
+        iat: c.issuedAt,
+        exp: c.expiresAt,
+        ...(c.sessionId ? { sid: c.sessionId } : {}),
+        ...(c.authTime ? { auth_time: c.authTime } : {}),
+      },
+      key.privateKey,
+    );
+  }
+
+  async idToken(tenant: TenantView, c: IdTokenClaims): Promise<string> {
+    const alg = tenant.signingAlg as SigningAlg;
+    const key = await this.keys.signingKey(tenant.tenantId, alg);
+    return signJwt(
+      { alg, kid: key.kid, typ: 'JWT' },
+      {
+        iss: this.directory.issuer(tenant.tenantId),
+        sub: c.sub,
+        aud: c.clientId,
+        azp: c.clientId,
+        iat: c.issuedAt,
+        exp: c.expiresAt,
+        auth_time: c.authTime,
+        sid: c.sessionId,
+        ...(c.nonce !== undefined ? { nonce: c.nonce } : {}),
+        ...(c.accessToken ? { at_hash: halfHash(alg, c.accessToken) } : {}),
+      },
+      key.privateKey,
+    );
+  }
+
+  /** Verifies a JWT this tenant signed (signature, issuer, and `typ` when given); expiry is the caller's to check. */
+  async verify(tenantId: string, token: string, typ?: string): Promise<DecodedJwt | undefined> {
+    const decoded = token.length < 8192 ? decodeJwt(token) : undefined;
+    if (!decoded || typeof decoded.header.kid !== 'string') return undefined;
+    if (typ && decoded.header.typ !== typ) return undefined;
+    const key = await this.keys.find(tenantId, decoded.header.kid);
+    if (!key || !signatureValid(decoded, key.publicKey, key.alg)) return undefined;
+    if (decoded.payload.iss !== this.directory.issuer(tenantId)) return undefined;
+    return { header: decoded.header, payload: decoded.payload };
+  }
+}

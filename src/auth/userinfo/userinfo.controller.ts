@@ -1,0 +1,47 @@
+import { Controller, Get, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { Directory } from '../../shared/directory.js';
+import { BearerRequired, InsufficientScope, InvalidToken } from '../oauth-errors.js';
+import { SCOPE_CLAIMS } from '../scopes.js';
+import { TokenInspector } from '../tokens/token-inspector.js';
+
+/**
+ * OpenID Connect Core §5.3 userinfo. The access token is taken from the Authorization
+ * header only (RFC 6750 §2.1); a token in the query or the body counts as no token.
+ */
+@Controller(':tenant')
+export class UserinfoController {
+  constructor(
+    @Inject(Directory) private readonly directory: Directory,
+    @Inject(TokenInspector) private readonly inspector: TokenInspector,
+  ) {}
+
+  @Get(['userinfo', 'oauth/userinfo'])
+  @Header('cache-control', 'no-store')
+  get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<Record<string, unknown>> {
+    return this.userinfo(tenantId, req);
+  }
+
+  @Post(['userinfo', 'oauth/userinfo'])
+  @HttpCode(200)
+  @Header('cache-control', 'no-store')
+  post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<Record<string, unknown>> {
+    return this.userinfo(tenantId, req);
+  }
+
+  private async userinfo(tenantId: string, req: FastifyRequest): Promise<Record<string, unknown>> {
+    await this.directory.requireTenant(tenantId);
+    const header = req.headers.authorization;
+    if (!header || header.slice(0, 7).toLowerCase() !== 'bearer ') throw new BearerRequired('an access token is required in the Authorization header');
+    const found = await this.inspector.inspect(tenantId, header.slice(7).trim(), 'access_token');
+    if (!found?.active || found.token.kind !== 'access_token' || !found.token.userId) throw new InvalidToken('the access token is invalid, expired or revoked');
+    const { scope, userId } = found.token;
+    if (!scope.includes('openid')) throw new InsufficientScope('the access token lacks the openid scope');
+    const user = await this.directory.user(tenantId, userId);
+    if (!user) throw new InvalidToken('the user no longer exists');
+    const available: Record<string, unknown> = { ...user.claims, sub: user.userId, updated_at: Math.floor(Date.parse(user.updatedAt) / 1000) };
+    const claims: Record<string, unknown> = {};
+    for (const s of scope) for (const name of SCOPE_CLAIMS[s] ?? []) if (available[name] !== undefined) claims[name] = available[name];
+    return claims;
+  }
+}

@@ -1,0 +1,205 @@
+import { createHash } from 'node:crypto';
+import { assertNever, type Decider } from '../shared/decider.js';
+import { DomainError } from '../shared/domain-error.js';
+import type { CodeIssued, SessionEvent } from './session.events.js';
+
+/** A new access token, described by the handler (ids and times come in, never made here). */
+export interface AccessTokenSpec {
+  jti: string;
+  audience: string[];
+  issuedAt: number;
+  expiresAt: number;
+}
+
+export interface RefreshSpec {
+  hash: string;
+  expiresAt: number;
+}
+
+/**
+ * When a code earns a refresh token (the rule is documented in the README): `never` when the
+ * client may not use the grant; `offline_access` when OpenID requests need that scope; `always`.
+ */
+export type RefreshRule = 'never' | 'offline_access' | 'always';
+
+function earnsRefresh(rule: RefreshRule, scope: readonly string[]): boolean {
+  return rule === 'always' || (rule === 'offline_access' && (scope.includes('offline_access') || !scope.includes('openid')));
+}
+
+export type SessionCommand =
+  | { kind: 'StartSession'; tenantId: string; sessionId: string; userId: string; cookieHash: string; now: number }
+  | { kind: 'Reauthenticate'; userId: string; now: number }
+  | { kind: 'IssueCode'; code: Omit<CodeIssued['data'], 'tenantId' | 'sessionId' | 'userId' | 'authTime'> }
+  | { kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule }
+  | { kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec }
+  | { kind: 'RevokeAccessToken'; jti: string; grantId?: string; clientId: string }
+  | { kind: 'RevokeRefreshToken'; refreshHash: string; clientId: string }
+  | { kind: 'EndSession'; reason: 'logout' | 'admin' };
+
+interface CodeState extends Omit<CodeIssued['data'], 'tenantId' | 'sessionId'> {
+  redeemed: boolean;
+}
+
+interface RefreshState {
+  grantId: string;
+  clientId: string;
+  scope: string[];
+  expiresAt: number;
+  status: 'active' | 'rotated' | 'revoked';
+}
+
+export interface SessionState {
+  started: boolean;
+  tenantId: string;
+  sessionId: string;
+  userId: string;
+  cookieHash: string;
+  authTime: number;
+  revoked: boolean;
+  codes: Record<string, CodeState>;
+  refresh: Record<string, RefreshState>;
+  revokedGrants: string[];
+}
+
+const initialState: SessionState = {
+  started: false,
+  tenantId: '',
+  sessionId: '',
+  userId: '',
+  cookieHash: '',
+  authTime: 0,
+  revoked: false,
+  codes: {},
+  refresh: {},
+  revokedGrants: [],
+};
+
+/** RFC 7636 §4.6: the verifier, transformed by the method, equals the challenge. */
+export function pkceMatches(verifier: string, challenge: string, method: 'S256' | 'plain'): boolean {
+  const derived = method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
+  return derived === challenge;
+}
+
+function requireLive(state: SessionState, code: 'code_invalid' | 'refresh_invalid'): void {
+  if (!state.started) throw new DomainError(code, 'unknown session');
+  if (state.revoked) throw new DomainError('session_revoked', 'the session has ended');
+}
+
+export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState> = {
+  initialState,
+  decide(c, s) {
+    const ids = { tenantId: s.tenantId, sessionId: s.sessionId };
+    switch (c.kind) {
+      case 'StartSession':
+        if (s.started) throw new DomainError('already_exists', 'session exists');
+        return [
+          { type: 'SessionStarted', data: { tenantId: c.tenantId, sessionId: c.sessionId, userId: c.userId, cookieHash: c.cookieHash, authTime: c.now } },
+          { type: 'UserAuthenticated', data: { tenantId: c.tenantId, sessionId: c.sessionId, userId: c.userId, method: 'pwd', authTime: c.now } },
+        ];
+      case 'Reauthenticate':
+        requireLive(s, 'code_invalid');
+        if (c.userId !== s.userId) throw new DomainError('invalid_value', 'another user is signed in to this session');
+        return [{ type: 'UserAuthenticated', data: { ...ids, userId: s.userId, method: 'pwd', authTime: c.now } }];
+      case 'IssueCode':
+        requireLive(s, 'code_invalid');
+        return [{ type: 'CodeIssued', data: { ...ids, ...c.code, userId: s.userId, authTime: s.authTime } }];
+      case 'RedeemCode': {
+        const code = s.codes[c.codeHash];
+        if (!code) throw new DomainError('code_invalid', 'unknown authorization code');
+        if (code.clientId !== c.clientId) throw new DomainError('code_invalid', 'the code was issued to another client');
+        if (code.redeemed) {
+          // RFC 6749 §4.1.2: a code used twice is refused, and what it produced is revoked.
+          if (s.revokedGrants.includes(code.grantId)) throw new DomainError('code_invalid', 'the code was already used');
+          return [
+            { type: 'CodeReplayed', data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: c.clientId } },
+            { type: 'GrantRevoked', data: { ...ids, grantId: code.grantId, reason: 'code_replayed' } },
+          ];
+        }
+        requireLive(s, 'code_invalid');
+        if (c.now >= code.expiresAt) throw new DomainError('code_invalid', 'the code has expired');
+        if (c.redirectUri !== code.redirectUri) throw new DomainError('code_invalid', 'redirect_uri does not match the authorization request');
+        if (!pkceMatches(c.codeVerifier, code.codeChallenge, code.codeChallengeMethod)) throw new DomainError('code_invalid', 'code_verifier does not match the code_challenge');
+        const grant = { ...ids, grantId: code.grantId, clientId: c.clientId, userId: s.userId };
+        return [
+          { type: 'CodeRedeemed', data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: c.clientId } },
+          { type: 'AccessTokenIssued', data: { ...grant, jti: c.access.jti, sub: s.userId, scope: code.scope, audience: c.access.audience, issuedAt: c.access.issuedAt, expiresAt: c.access.expiresAt } },
+          ...(earnsRefresh(c.refreshRule, code.scope)
+            ? [{ type: 'RefreshTokenIssued' as const, data: { ...grant, refreshHash: c.refresh.hash, scope: code.scope, issuedAt: c.now, expiresAt: c.refresh.expiresAt } }]
+            : []),
+        ];
+      }
+      case 'RotateRefresh': {
+        const rt = s.refresh[c.refreshHash];
+        if (!rt) throw new DomainError('refresh_invalid', 'unknown refresh token');
+        if (rt.clientId !== c.clientId) throw new DomainError('refresh_invalid', 'the refresh token was issued to another client');
+        requireLive(s, 'refresh_invalid');
+        if (rt.status === 'rotated') {
+          return [
+            { type: 'RefreshReplayed', data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: c.clientId } },
+            { type: 'SessionRevoked', data: { ...ids, reason: 'refresh_replayed' } },
+          ];
+        }
+        if (rt.status === 'revoked' || s.revokedGrants.includes(rt.grantId)) throw new DomainError('refresh_invalid', 'the refresh token was revoked');
+        if (c.now >= rt.expiresAt) throw new DomainError('refresh_invalid', 'the refresh token has expired');
+        const scope = c.scope ?? rt.scope;
+        if (scope.some((x) => !rt.scope.includes(x))) throw new DomainError('invalid_value', 'scope exceeds the original grant');
+        const grant = { ...ids, grantId: rt.grantId, clientId: c.clientId, userId: s.userId };
+        return [
+          { type: 'RefreshRotated', data: { ...grant, fromHash: c.refreshHash, toHash: c.refresh.hash, scope: rt.scope, issuedAt: c.now, expiresAt: c.refresh.expiresAt } },
+          { type: 'AccessTokenIssued', data: { ...grant, jti: c.access.jti, sub: s.userId, scope, audience: c.access.audience, issuedAt: c.access.issuedAt, expiresAt: c.access.expiresAt } },
+        ];
+      }
+      case 'RevokeAccessToken':
+        if (!s.started) return [];
+        return [{ type: 'TokenRevoked', data: { ...ids, grantId: c.grantId, clientId: c.clientId, tokenType: 'access_token', jti: c.jti, reason: 'revocation_request' } }];
+      case 'RevokeRefreshToken': {
+        const rt = s.refresh[c.refreshHash];
+        // RFC 7009 §2.2: a token the client does not own, or already invalid, is silently accepted.
+        if (!rt || rt.clientId !== c.clientId || s.revoked) return [];
+        return [
+          { type: 'TokenRevoked', data: { ...ids, grantId: rt.grantId, clientId: c.clientId, tokenType: 'refresh_token', refreshHash: c.refreshHash, reason: 'revocation_request' } },
+          { type: 'SessionRevoked', data: { ...ids, reason: 'admin' } },
+        ];
+      }
+      case 'EndSession':
+        if (!s.started || s.revoked) return [];
+        return [{ type: 'SessionRevoked', data: { ...ids, reason: c.reason } }];
+      default:
+        return assertNever(c);
+    }
+  },
+  evolve(s, e) {
+    switch (e.type) {
+      case 'SessionStarted':
+        return { ...s, started: true, tenantId: e.data.tenantId, sessionId: e.data.sessionId, userId: e.data.userId, cookieHash: e.data.cookieHash, authTime: e.data.authTime };
+      case 'UserAuthenticated':
+        return { ...s, authTime: e.data.authTime };
+      case 'CodeIssued': {
+        const { tenantId: _t, sessionId: _s, ...code } = e.data;
+        return { ...s, codes: { ...s.codes, [e.data.codeHash]: { ...code, redeemed: false } } };
+      }
+      case 'CodeRedeemed':
+        return { ...s, codes: { ...s.codes, [e.data.codeHash]: { ...s.codes[e.data.codeHash], redeemed: true } } };
+      case 'RefreshTokenIssued':
+      case 'RefreshRotated': {
+        const hash = e.type === 'RefreshTokenIssued' ? e.data.refreshHash : e.data.toHash;
+        const refresh = { ...s.refresh, [hash]: { grantId: e.data.grantId, clientId: e.data.clientId, scope: e.data.scope, expiresAt: e.data.expiresAt, status: 'active' as const } };
+        if (e.type === 'RefreshRotated') refresh[e.data.fromHash] = { ...refresh[e.data.fromHash], status: 'rotated' };
+        return { ...s, refresh };
+      }
+      case 'TokenRevoked':
+        if (!e.data.refreshHash) return s;
+        return { ...s, refresh: { ...s.refresh, [e.data.refreshHash]: { ...s.refresh[e.data.refreshHash], status: 'revoked' } } };
+      case 'CodeReplayed':
+      case 'GrantRevoked':
+        return s.revokedGrants.includes(e.data.grantId) ? s : { ...s, revokedGrants: [...s.revokedGrants, e.data.grantId] };
+      case 'SessionRevoked':
+        return { ...s, revoked: true };
+      case 'AccessTokenIssued':
+      case 'RefreshReplayed':
+        return s;
+      default:
+        return assertNever(e);
+    }
+  },
+};

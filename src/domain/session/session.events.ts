@@ -1,0 +1,76 @@
+import type { DomainEvent } from '../shared/decider.js';
+
+/**
+ * The life of one browser session and every grant made in it. Codes, refresh tokens and the
+ * session cookie appear only as SHA-256 hashes; access tokens only by `jti`.
+ */
+export type SessionStarted = DomainEvent<'SessionStarted', { tenantId: string; sessionId: string; userId: string; cookieHash: string; authTime: number }>;
+export type UserAuthenticated = DomainEvent<'UserAuthenticated', { tenantId: string; sessionId: string; userId: string; method: 'pwd'; authTime: number }>;
+export type CodeIssued = DomainEvent<
+  'CodeIssued',
+  {
+    tenantId: string;
+    sessionId: string;
+    grantId: string;
+    codeHash: string;
+    clientId: string;
+    userId: string;
+    redirectUri: string;
+    codeChallenge: string;
+    codeChallengeMethod: 'S256' | 'plain';
+    scope: string[];
+    nonce?: string;
+    authTime: number;
+    expiresAt: number;
+  }
+>;
+export type CodeRedeemed = DomainEvent<'CodeRedeemed', { tenantId: string; sessionId: string; grantId: string; codeHash: string; clientId: string }>;
+/** A code was presented again: the grant it produced is revoked with it. */
+export type CodeReplayed = DomainEvent<'CodeReplayed', { tenantId: string; sessionId: string; grantId: string; codeHash: string; clientId: string }>;
+export type AccessTokenIssued = DomainEvent<
+  'AccessTokenIssued',
+  {
+    tenantId: string;
+    jti: string;
+    clientId: string;
+    sub: string;
+    /** Present for user tokens: the session and grant the token belongs to. */
+    sessionId?: string;
+    grantId?: string;
+    userId?: string;
+    scope: string[];
+    audience: string[];
+    issuedAt: number;
+    expiresAt: number;
+  }
+>;
+export type RefreshTokenIssued = DomainEvent<
+  'RefreshTokenIssued',
+  { tenantId: string; sessionId: string; grantId: string; refreshHash: string; clientId: string; userId: string; scope: string[]; issuedAt: number; expiresAt: number }
+>;
+export type RefreshRotated = DomainEvent<
+  'RefreshRotated',
+  { tenantId: string; sessionId: string; grantId: string; fromHash: string; toHash: string; clientId: string; userId: string; scope: string[]; issuedAt: number; expiresAt: number }
+>;
+/** An already-rotated refresh token came back from its own, authenticated client. */
+export type RefreshReplayed = DomainEvent<'RefreshReplayed', { tenantId: string; sessionId: string; grantId: string; refreshHash: string; clientId: string }>;
+export type TokenRevoked = DomainEvent<
+  'TokenRevoked',
+  { tenantId: string; sessionId?: string; grantId?: string; clientId: string; tokenType: 'access_token' | 'refresh_token'; jti?: string; refreshHash?: string; reason: string }
+>;
+export type GrantRevoked = DomainEvent<'GrantRevoked', { tenantId: string; sessionId: string; grantId: string; reason: 'code_replayed' | 'refresh_revoked' }>;
+export type SessionRevoked = DomainEvent<'SessionRevoked', { tenantId: string; sessionId: string; reason: 'refresh_replayed' | 'logout' | 'admin' }>;
+
+export type SessionEvent =
+  | SessionStarted
+  | UserAuthenticated
+  | CodeIssued
+  | CodeRedeemed
+  | CodeReplayed
+  | AccessTokenIssued
+  | RefreshTokenIssued
+  | RefreshRotated
+  | RefreshReplayed
+  | TokenRevoked
+  | GrantRevoked
+  | SessionRevoked;

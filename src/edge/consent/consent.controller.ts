@@ -1,0 +1,64 @@
+import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AuthorizeFlow } from '../../auth/authorize/authorize-flow.js';
+import { sendFlowResult } from '../../auth/authorize/flow-result.js';
+import { Interactions } from '../../auth/authorize/interaction.js';
+import { formParams } from '../../auth/form-request.js';
+import { AccessDenied, InvalidRequest, UserFacingError } from '../../auth/oauth-errors.js';
+import { readParams } from '../../auth/params.js';
+import { BrowserSessions } from '../../auth/sessions/browser-session.js';
+import { streams } from '../../domain/shared/stream-names.js';
+import { userDecider } from '../../domain/user/user.decider.js';
+import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
+import { Clock } from '../../infrastructure/nest/clock.js';
+import { Directory } from '../../shared/directory.js';
+import { escapeHtml, page } from '../../shared/html.js';
+
+/** The consent page for third-party clients; an allowed set of scopes is remembered (`ConsentGranted`). */
+@Controller(':tenant')
+export class ConsentController {
+  constructor(
+    @Inject(Directory) private readonly directory: Directory,
+    @Inject(AuthorizeFlow) private readonly flow: AuthorizeFlow,
+    @Inject(Interactions) private readonly interactions: Interactions,
+    @Inject(BrowserSessions) private readonly browser: BrowserSessions,
+    @Inject(AggregateStore) private readonly aggregates: AggregateStore,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  @Get('consent')
+  async show(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const sealed = readParams(req.query).interaction;
+    const { client, request } = await this.pending(tenantId, sealed, req.headers.cookie);
+    const scopes = request.scope.map((s) => `<li>${escapeHtml(s)}</li>`).join('');
+    const body = `<h1>Allow access?</h1><p><strong>${escapeHtml(client.clientName ?? client.clientId)}</strong> asks for:</p><ul>${scopes}</ul>
+<form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/consent"><input type="hidden" name="interaction" value="${escapeHtml(sealed!)}">
+<button type="submit" name="decision" value="allow">Allow</button> <button type="submit" name="decision" value="deny">Deny</button></form>`;
+    sendFlowResult(reply, { kind: 'html', status: 200, body: page('Allow access?', body) });
+  }
+
+  @Post('consent')
+  async submit(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const params = formParams(req);
+    const { tenant, client, request, session } = await this.pending(tenantId, params.interaction, req.headers.cookie);
+    if (params.decision !== 'allow') throw this.flow.toClient(request, new AccessDenied('the user denied the request'));
+    await this.aggregates.execute(streams.user(tenantId, session.userId), userDecider, { kind: 'GrantConsent', clientId: client.clientId, scope: request.scope }, {
+      tenantId,
+      actor: `user:${session.userId}`,
+      now: this.clock.now(),
+    });
+    sendFlowResult(reply, await this.flow.resume(tenant, client, { ...request, consented: true }, session));
+  }
+
+  /** The pending request; only for the signed-in browser that started it. */
+  private async pending(tenantId: string, sealed: string | undefined, cookieHeader: string | undefined) {
+    const tenant = await this.directory.requireTenant(tenantId);
+    const request = this.interactions.open(tenantId, sealed, Math.floor(this.clock.now().getTime() / 1000));
+    const session = await this.browser.current(tenantId, cookieHeader);
+    const client = request && (await this.directory.client(tenantId, request.clientId));
+    if (!request || !session || !client || !this.browser.startedHere(request, cookieHeader)) {
+      throw new UserFacingError(new InvalidRequest('this consent link has expired or belongs to another browser; start again from the application'));
+    }
+    return { tenant, client, request, session };
+  }
+}

@@ -1,0 +1,97 @@
+import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AuthorizeFlow } from '../../auth/authorize/authorize-flow.js';
+import { type FlowResult, sendFlowResult } from '../../auth/authorize/flow-result.js';
+import { type AuthorizationRequest, Interactions } from '../../auth/authorize/interaction.js';
+import { formParams } from '../../auth/form-request.js';
+import { InvalidRequest, UserFacingError } from '../../auth/oauth-errors.js';
+import { readParams } from '../../auth/params.js';
+import { BrowserSessions, SESSION_COOKIE } from '../../auth/sessions/browser-session.js';
+import { mintArtefact, newSessionId, SessionCommands } from '../../auth/sessions/session-commands.js';
+import { streams } from '../../domain/shared/stream-names.js';
+import type { LoginFailed } from '../../domain/user/user.events.js';
+import { DUMMY_PASSWORD_HASH, sha256, verifyPassword } from '../../infrastructure/crypto/hashing.js';
+import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
+import { Clock } from '../../infrastructure/nest/clock.js';
+import { Directory } from '../../shared/directory.js';
+import { escapeHtml, page } from '../../shared/html.js';
+
+/**
+ * The tenant's sign-in page: a plain form (username, password) that works without
+ * JavaScript. A failed attempt says only that the pair was wrong.
+ */
+@Controller(':tenant')
+export class LoginController {
+  constructor(
+    @Inject(Directory) private readonly directory: Directory,
+    @Inject(AuthorizeFlow) private readonly flow: AuthorizeFlow,
+    @Inject(Interactions) private readonly interactions: Interactions,
+    @Inject(BrowserSessions) private readonly browser: BrowserSessions,
+    @Inject(SessionCommands) private readonly sessions: SessionCommands,
+    @Inject(AggregateStore) private readonly aggregates: AggregateStore,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  @Get('login')
+  async show(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    await this.directory.requireTenant(tenantId);
+    const sealed = readParams(req.query).interaction;
+    const request = this.pending(tenantId, sealed, req.headers.cookie);
+    sendFlowResult(reply, this.form(tenantId, sealed!, request.loginHint ?? '', 200));
+  }
+
+  @Post('login')
+  async submit(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const tenant = await this.directory.requireTenant(tenantId);
+    const params = formParams(req);
+    const request = this.pending(tenantId, params.interaction, req.headers.cookie);
+    const username = params.username ?? '';
+    const user = username ? await this.directory.userByUsername(tenantId, username) : null;
+    const ok = await verifyPassword(params.password ?? '', user?.passwordHash ?? (await DUMMY_PASSWORD_HASH));
+    const ctx = { tenantId, actor: user ? `user:${user.userId}` : 'anonymous', now: this.clock.now() };
+    if (!user || !ok) {
+      const failed: LoginFailed = user
+        ? { type: 'LoginFailed', data: { tenantId, reason: 'bad_password', userId: user.userId } }
+        : { type: 'LoginFailed', data: { tenantId, reason: 'unknown_user', usernameHash: sha256(username) } };
+      await this.aggregates.record(user ? streams.user(tenantId, user.userId) : streams.loginFailures(tenantId), [failed], ctx);
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 401, 'Wrong username or password.'));
+      return;
+    }
+    const now = Math.floor(this.clock.now().getTime() / 1000);
+    const current = await this.browser.current(tenantId, req.headers.cookie);
+    let cookies: string[] = [];
+    let sessionId: string;
+    if (current && current.userId === user.userId) {
+      sessionId = current.sessionId;
+      await this.sessions.run(tenantId, sessionId, { kind: 'Reauthenticate', userId: user.userId, now }, ctx.actor);
+    } else {
+      sessionId = newSessionId();
+      const cookie = mintArtefact(sessionId);
+      await this.sessions.run(tenantId, sessionId, { kind: 'StartSession', tenantId, sessionId, userId: user.userId, cookieHash: cookie.hash, now }, ctx.actor);
+      cookies = [this.browser.cookie(tenantId, SESSION_COOKIE, cookie.value)];
+    }
+    const client = await this.directory.client(tenantId, request.clientId);
+    if (!client) throw new UserFacingError(new InvalidRequest('the client no longer exists'));
+    const result: FlowResult = await this.flow.resume(tenant, client, request, await this.sessions.load(tenantId, sessionId));
+    sendFlowResult(reply, { ...result, cookies: [...cookies, ...(result.cookies ?? [])] });
+  }
+
+  /** The pending request, only in the browser that started it. */
+  private pending(tenantId: string, sealed: string | undefined, cookieHeader: string | undefined): AuthorizationRequest {
+    const request = this.interactions.open(tenantId, sealed, Math.floor(this.clock.now().getTime() / 1000));
+    if (!request || !this.browser.startedHere(request, cookieHeader)) {
+      throw new UserFacingError(new InvalidRequest('this sign-in link has expired or belongs to another browser; start again from the application'));
+    }
+    return request;
+  }
+
+  private form(tenantId: string, sealed: string, username: string, status: number, error?: string): FlowResult {
+    const body = `<h1>Sign in</h1>${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/login">
+<input type="hidden" name="interaction" value="${escapeHtml(sealed)}">
+<label for="username">Username</label><input id="username" name="username" autocomplete="username" required value="${escapeHtml(username)}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button></form>`;
+    return { kind: 'html', status, body: page('Sign in', body) };
+  }
+}

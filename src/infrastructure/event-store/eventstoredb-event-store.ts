@@ -1,0 +1,298 @@
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  NO_STREAM,
+  START,
+  STREAM_EXISTS,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  eventTypeFilter,
+  excludeSystemEvents,
+  jsonEvent,
+  streamNameFilter,
+  type AllStreamResolvedEvent,
+  type AppendExpectedRevision,
+  type Filter,
+  type JSONType,
+  type Position,
+  type ReadPosition,
+  type ResolvedEvent,
+} from '@eventstore/db-client';
+import {
+  type AppendResult,
+  type EventData,
+  type EventFilter,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedRevision,
+  matchesFilter,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type Subscription,
+  WrongExpectedRevisionError,
+} from './event-store.port.js';
+
+const READ_PAGE = 1000;
+const QUEUE_HIGH = 1024;
+const QUEUE_LOW = 256;
+
+/**
+ * The event store on EventStoreDB (gRPC client). Global positions are commit positions of
+ * `$all`; system streams and `$`-typed events are never returned.
+ */
+export class EventStoreDbEventStore implements EventStore {
+  private readonly client: EventStoreDBClient;
+  private readonly ownsClient: boolean;
+
+  constructor(connection: string | EventStoreDBClient) {
+    this.ownsClient = typeof connection === 'string';
+    this.client = typeof connection === 'string' ? EventStoreDBClient.connectionString(connection) : connection;
+  }
+
+  async append(streamId: string, events: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    let result;
+    try {
+      result = await this.client.appendToStream(
+        streamId,
+        events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as JSONType, metadata: e.metadata })),
+        { expectedRevision: toClientExpected(expected) },
+      );
+    } catch (error) {
+      if (isWrongExpectedVersion(error)) {
+        const actual = error.actualVersion;
+        throw new WrongExpectedRevisionError(streamId, expected, actual === 'no_stream' ? 'no_stream' : Number(actual));
+      }
+      throw error;
+    }
+    const nextRevision = Number(result.nextExpectedRevision);
+    // A multi-event append reports one position for the whole write, and an idempotent replay
+    // may report none: the position of the last event is then read back from the stream.
+    const position =
+      events.length === 1 && result.position ? Number(result.position.commit) : await this.positionOf(streamId, nextRevision);
+    return { nextRevision, position };
+  }
+
+  private async positionOf(streamId: string, revision: number): Promise<number> {
+    const [event] = await this.readStream(streamId, { fromRevision: revision, maxCount: 1 });
+    if (!event || event.revision !== revision) throw new Error(`stream ${streamId}: revision ${revision} not found after append`);
+    return event.position;
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const limit = options.maxCount !== undefined && options.maxCount >= 0 ? options.maxCount : undefined;
+    if (limit === 0) return [];
+    const out: RecordedEvent[] = [];
+    try {
+      const read = this.client.readStream(streamId, {
+        direction: FORWARDS,
+        fromRevision: options.fromRevision ? BigInt(options.fromRevision) : START,
+        ...(limit !== undefined ? { maxCount: limit } : {}),
+      });
+      for await (const resolved of read) {
+        const e = toRecorded(resolved);
+        if (e) out.push(e);
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError || (error as { type?: string }).type === 'stream-not-found') return [];
+      throw error;
+    }
+    return out;
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const limit = options.maxCount !== undefined && options.maxCount >= 0 ? options.maxCount : Infinity;
+    const out: RecordedEvent[] = [];
+    if (limit === 0) return out;
+    let cursor = options.afterPosition ?? 0;
+    let from: ReadPosition = cursor > 0 ? toPosition(cursor) : START;
+    for (;;) {
+      const read = this.client.readAll({ direction: FORWARDS, fromPosition: from, maxCount: READ_PAGE });
+      let seen = 0;
+      let last: Position | undefined;
+      for await (const resolved of read) {
+        seen += 1;
+        last = resolved.event?.position ?? last;
+        const e = toRecorded(resolved);
+        // Reading from a position includes the event at that position: `afterPosition` is exclusive.
+        if (!e || e.position <= cursor) continue;
+        cursor = e.position;
+        if (isSystem(e) || !matchesFilter(e, options.filter)) continue;
+        out.push(e);
+        if (out.length >= limit) {
+          await read.cancel();
+          return out;
+        }
+      }
+      if (seen < READ_PAGE || !last) return out;
+      from = last;
+    }
+  }
+
+  subscribeToAll(options: { afterPosition?: number; filter?: EventFilter } = {}): Subscription {
+    const filter = options.filter;
+    let last = options.afterPosition ?? 0;
+    const source = this.client.subscribeToAll({
+      fromPosition: last > 0 ? toPosition(last) : START,
+      filter: serverFilter(filter),
+    });
+    const queue: RecordedEvent[] = [];
+    let failure: unknown;
+    let ended = false;
+    let closed = false;
+    let wake: (() => void) | undefined;
+    const notify = () => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    source.on('data', (resolved: AllStreamResolvedEvent) => {
+      let e: RecordedEvent | undefined;
+      try {
+        e = toRecorded(resolved);
+      } catch (error) {
+        failure ??= error;
+        notify();
+        return;
+      }
+      if (!e || e.position <= last || isSystem(e) || !matchesFilter(e, filter)) return;
+      last = e.position;
+      queue.push(e);
+      if (queue.length >= QUEUE_HIGH) source.pause();
+      notify();
+    });
+    source.on('error', (error: Error) => {
+      failure ??= error;
+      notify();
+    });
+    source.on('end', () => {
+      ended = true;
+      notify();
+    });
+    source.on('close', () => {
+      ended = true;
+      notify();
+    });
+
+    let stopping: Promise<void> | undefined;
+    const close = (): Promise<void> => {
+      closed = true;
+      notify();
+      stopping ??= source
+        .unsubscribe()
+        .catch(() => undefined)
+        .then(() => {
+          source.destroy();
+        });
+      return stopping;
+    };
+
+    async function* iterate(): AsyncGenerator<RecordedEvent> {
+      try {
+        for (;;) {
+          if (closed) return;
+          const next = queue.shift();
+          if (next) {
+            if (queue.length <= QUEUE_LOW && source.isPaused()) source.resume();
+            yield next;
+            continue;
+          }
+          if (failure) throw failure;
+          if (ended) throw new Error('EventStoreDB subscription to $all ended unexpectedly');
+          await new Promise<void>((resolve) => (wake = resolve));
+        }
+      } finally {
+        await close();
+      }
+    }
+    const it = iterate();
+    return { [Symbol.asyncIterator]: () => it, close };
+  }
+
+  async headPosition(): Promise<number> {
+    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END });
+    for await (const resolved of read) {
+      const e = toRecorded(resolved);
+      if (e && !isSystem(e)) {
+        await read.cancel();
+        return e.position;
+      }
+    }
+    return 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsClient) await this.client.dispose();
+  }
+}
+
+function toClientExpected(expected: ExpectedRevision): AppendExpectedRevision {
+  switch (expected) {
+    case 'any':
+      return ANY;
+    case 'no_stream':
+      return NO_STREAM;
+    case 'stream_exists':
+      return STREAM_EXISTS;
+    default:
+      return expected < 0 ? NO_STREAM : BigInt(expected);
+  }
+}
+
+function isWrongExpectedVersion(error: unknown): error is WrongExpectedVersionError {
+  return error instanceof WrongExpectedVersionError || (error as { type?: string } | null)?.type === 'wrong-expected-version';
+}
+
+/** Events appended through gRPC are committed one record each, so commit and prepare positions coincide. */
+function toPosition(position: number): Position {
+  return { commit: BigInt(position), prepare: BigInt(position) };
+}
+
+function isSystem(e: { type: string; streamId: string }): boolean {
+  return e.type.startsWith('$') || e.streamId.startsWith('$');
+}
+
+function serverFilter(filter?: EventFilter): Filter {
+  const types = filter?.eventTypes ?? [];
+  const prefixes = filter?.streamPrefixes ?? [];
+  if (types.length > 0 && prefixes.length === 0) {
+    return eventTypeFilter({ regex: `^(?:${types.map(escapeRegex).join('|')})$` });
+  }
+  if (prefixes.length > 0 && types.length === 0) return streamNameFilter({ prefixes: [...prefixes] });
+  // Types and prefixes together (an OR) cannot be one server filter: filtered client-side.
+  return excludeSystemEvents();
+}
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | undefined {
+  const e = resolved.event;
+  if (!e) return undefined;
+  const commit = e.position?.commit ?? resolved.commitPosition;
+  if (commit === undefined) throw new Error(`EventStoreDB returned event ${e.id} without a position (server older than 22.6?)`);
+  return {
+    id: e.id,
+    type: e.type,
+    streamId: e.streamId,
+    revision: Number(e.revision),
+    position: Number(commit),
+    data: decode(e.data),
+    metadata: decode(e.metadata) as EventMetadata,
+  };
+}
+
+function decode(value: unknown): unknown {
+  if (!(value instanceof Uint8Array)) return value;
+  const text = Buffer.from(value).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

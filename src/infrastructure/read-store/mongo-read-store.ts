@@ -1,0 +1,199 @@
+import {
+  type AnyBulkWriteOperation,
+  type ClientSession,
+  type Collection,
+  type CreateIndexesOptions,
+  type Db,
+  type Document,
+  type Filter,
+  MongoClient,
+  MongoServerError,
+  type Sort,
+} from 'mongodb';
+import type { IndexSpec } from '../../../projections/projection.js';
+import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewDocument, ViewState } from './read-store.port.js';
+
+const VIEW_NAME = /^[a-z][a-z0-9_]*$/;
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
+const DEFAULT_DB = 'authserver';
+const NAMESPACE_EXISTS = 48;
+const INDEX_CONFLICTS = new Set([85, 86]);
+
+interface StoredDocument {
+  _id: string;
+  _position: number;
+  [field: string]: unknown;
+}
+
+interface StateDocument {
+  _id: string;
+  version: number;
+  position: number;
+}
+
+function collectionName(view: string): string {
+  if (!VIEW_NAME.test(view)) throw new Error(`invalid view name: ${view}`);
+  return `view_${view}`;
+}
+
+function field(name: string): string {
+  if (!FIELD_NAME.test(name)) throw new Error(`invalid field name: ${name}`);
+  return name;
+}
+
+/** The database named in the URL's path, if any (`mongodb://host/db?...`). */
+function databaseFromUrl(url: string): string | undefined {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?#]*)/.exec(url);
+  const name = match ? decodeURIComponent(match[1]) : '';
+  return name || undefined;
+}
+
+/**
+ * Read models in MongoDB: one collection per view (`view_<name>`), documents stored as their
+ * fields plus `_id` and `_position`, checkpoints in `view_state`. Documents and checkpoint are
+ * written in one transaction, so the deployment must be a replica set.
+ */
+export class MongoReadStore implements ReadStore {
+  private readonly client: MongoClient;
+  private readonly db: Db;
+  private readonly state: Collection<StateDocument>;
+
+  constructor(url: string, dbName?: string) {
+    this.client = new MongoClient(url);
+    this.db = this.client.db(dbName ?? databaseFromUrl(url) ?? DEFAULT_DB);
+    this.state = this.db.collection<StateDocument>('view_state');
+  }
+
+  private view(view: string): Collection<StoredDocument> {
+    return this.db.collection<StoredDocument>(collectionName(view));
+  }
+
+  async get<D>(view: string, id: string): Promise<ViewDocument<D> | null> {
+    const raw = await this.view(view).findOne({ _id: id });
+    return raw ? toDoc<D>(raw) : null;
+  }
+
+  async getMany<D>(view: string, ids: readonly string[]): Promise<Map<string, ViewDocument<D>>> {
+    const out = new Map<string, ViewDocument<D>>();
+    if (ids.length === 0) return out;
+    const raws = await this.view(view)
+      .find({ _id: { $in: [...new Set(ids)] } })
+      .toArray();
+    const byId = new Map(raws.map((r) => [r._id, r]));
+    for (const id of ids) {
+      const raw = byId.get(id);
+      if (raw) out.set(id, toDoc<D>(raw));
+    }
+    return out;
+  }
+
+  async find<D>(view: string, filter: Record<string, Scalar>, options: FindOptions = {}): Promise<ViewDocument<D>[]> {
+    const collection = this.view(view);
+    const query: Filter<Document> = {};
+    for (const [name, value] of Object.entries(filter)) query[field(name)] = value;
+    const limit = options.limit !== undefined && options.limit >= 0 ? options.limit : undefined;
+    if (limit === 0) return [];
+    let cursor = collection.find(query as Filter<StoredDocument>);
+    if (options.sortBy) {
+      const direction = options.descending ? -1 : 1;
+      const sort: Sort = options.sortBy === '_id' ? { _id: direction } : { [field(options.sortBy)]: direction, _id: direction };
+      cursor = cursor.sort(sort);
+    }
+    if (limit !== undefined) cursor = cursor.limit(limit);
+    return (await cursor.toArray()).map((r) => toDoc<D>(r));
+  }
+
+  async commit(view: string, writes: readonly DocumentWrite[], checkpoint: number): Promise<void> {
+    const collection = this.view(view);
+    const operations: AnyBulkWriteOperation<StoredDocument>[] = writes.map((w) =>
+      w.doc
+        ? { replaceOne: { filter: { _id: w.id }, replacement: toStored(w.doc, w.position), upsert: true } }
+        : { deleteOne: { filter: { _id: w.id } } },
+    );
+    await this.transaction(async (session) => {
+      if (operations.length > 0) await collection.bulkWrite(operations, { session, ordered: true });
+      await this.state.updateOne({ _id: view, position: { $lt: checkpoint } }, { $set: { position: checkpoint } }, { session });
+    });
+  }
+
+  async viewState(view: string): Promise<ViewState | null> {
+    const state = await this.state.findOne({ _id: view });
+    return state ? { version: state.version, position: state.position } : null;
+  }
+
+  async prepareView(view: string, version: number, indexes: readonly IndexSpec[]): Promise<void> {
+    const name = collectionName(view);
+    await this.ensureCollection('view_state');
+    await this.ensureCollection(name);
+    const current = await this.viewState(view);
+    // Reset before indexing, so that a unique index new in this version never meets the old documents.
+    if (!current || current.version !== version) await this.resetView(view, version);
+    for (const ix of indexes) await this.ensureIndex(this.view(view), ix);
+  }
+
+  async resetView(view: string, version: number): Promise<void> {
+    const collection = this.view(view);
+    await this.transaction(async (session) => {
+      await collection.deleteMany({}, { session });
+      await this.state.updateOne({ _id: view }, { $set: { version, position: 0 } }, { upsert: true, session });
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  private async transaction(work: (session: ClientSession) => Promise<void>): Promise<void> {
+    const session = this.client.startSession();
+    try {
+      await session.withTransaction(() => work(session));
+    } finally {
+      await session.endSession();
+    }
+  }
+
+  private async ensureCollection(name: string): Promise<void> {
+    try {
+      await this.db.createCollection(name);
+    } catch (error) {
+      if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
+    }
+  }
+
+  private async ensureIndex(collection: Collection<StoredDocument>, ix: IndexSpec): Promise<void> {
+    const keys: Record<string, 1> = {};
+    for (const f of ix.fields) keys[field(f)] = 1;
+    const name = ix.fields.join('__').replace(/\./g, '_');
+    const options: CreateIndexesOptions = { name, unique: ix.unique === true };
+    // As in SQL, a unique index ignores documents that lack one of its fields.
+    if (ix.unique) options.partialFilterExpression = Object.fromEntries(ix.fields.map((f: string) => [f, { $exists: true }]));
+    try {
+      await collection.createIndex(keys, options);
+    } catch (error) {
+      if (!(error instanceof MongoServerError && typeof error.code === 'number' && INDEX_CONFLICTS.has(error.code))) throw error;
+      // Same name or same keys with other options: the definition changed, so replace it.
+      const existing = await collection.listIndexes().toArray();
+      for (const old of existing) {
+        if (old.name !== '_id_' && (old.name === name || sameKeys(old.key as Document, keys))) await collection.dropIndex(old.name as string);
+      }
+      await collection.createIndex(keys, options);
+    }
+  }
+}
+
+function sameKeys(a: Document, b: Record<string, 1>): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && a[k] === b[k]);
+}
+
+/** The stored shape: the document's fields as JSON would keep them (as the SQLite adapter does), plus `_position`. */
+function toStored(doc: Record<string, unknown>, position: number): Omit<StoredDocument, '_id'> {
+  const { _id, _position, ...fields } = JSON.parse(JSON.stringify(doc)) as Record<string, unknown>;
+  return { ...fields, _position: position };
+}
+
+function toDoc<D>(raw: StoredDocument): ViewDocument<D> {
+  const { _id, _position, ...fields } = raw;
+  return { ...(fields as D), _id, _position };
+}
