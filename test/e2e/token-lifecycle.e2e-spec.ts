@@ -1,0 +1,132 @@
+import * as oidc from 'openid-client';
+import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
+import { Browser } from '../support/browser.js';
+import { ContractFetch } from '../support/contract-fetch.js';
+import { ALICE_PASSWORD, REDIRECT, startTestServer, type TestServer, WEB_SECRET } from '../support/server.js';
+
+let server: TestServer;
+const contract = new ContractFetch();
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+afterEach(() => {
+  expect(contract.violations).toEqual([]);
+});
+
+async function discover(clientId = 'web', secret: string | undefined = WEB_SECRET): Promise<oidc.Configuration> {
+  const auth = secret ? oidc.ClientSecretBasic(secret) : oidc.None();
+  const config = await oidc.discovery(new URL(server.issuer()), clientId, secret ? { client_secret: secret } : {}, auth, { execute: [oidc.allowInsecureRequests] });
+  config[oidc.customFetch] = contract.fetch;
+  return config;
+}
+
+/** Runs the browser part of the code flow: authorize, the HTML login form, back to the client with a code. */
+async function signIn(config: oidc.Configuration, browser: Browser, extra: Record<string, string> = {}, password = ALICE_PASSWORD) {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'openid profile email offline_access',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+    ...extra,
+  });
+  let res = await browser.follow(url.href, server.baseUrl);
+  if (res.status === 200 && (await res.clone().text()).includes('name="password"')) {
+    const form = Browser.form(await res.text());
+    res = await browser.post(form.action, { ...form.fields, username: 'alice', password });
+  }
+  return { res, verifier, state, nonce };
+}
+
+describe('token lifecycle through openid-client', () => {
+  it('signs in with code + PKCE, reads userinfo, rotates the refresh token, introspects, revokes and logs out, all in the event log', async () => {
+    const config = await discover();
+    const browser = new Browser();
+    const { res, verifier, state, nonce } = await signIn(config, browser);
+    expect(res.status).toBe(302);
+    const callback = new URL(res.headers.get('location')!);
+    expect(callback.searchParams.get('iss')).toBe(server.issuer());
+    expect(browser.cookie('sid')).toBeDefined();
+
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    expect(tokens.token_type).toBe('bearer');
+    expect(tokens.refresh_token).toBeDefined();
+    const idClaims = tokens.claims()!;
+    expect(idClaims).toMatchObject({ iss: server.issuer(), aud: 'web', nonce });
+    expect(typeof idClaims.sid).toBe('string');
+    expect(typeof idClaims.auth_time).toBe('number');
+
+    const [header, payload] = tokens.access_token.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    expect(header).toMatchObject({ typ: 'at+jwt', alg: 'ES256' });
+    expect(payload).toMatchObject({ iss: server.issuer(), sub: idClaims.sub, client_id: 'web', scope: 'openid profile email offline_access' });
+
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, idClaims.sub);
+    expect(info).toEqual({ sub: idClaims.sub, name: 'Alice Liddell', given_name: 'Alice', family_name: 'Liddell', updated_at: expect.any(Number), email: 'alice@example.com', email_verified: true });
+
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+    expect((await oidc.tokenIntrospection(config, refreshed.access_token)).active).toBe(true);
+    expect(await oidc.tokenIntrospection(config, refreshed.refresh_token!, { token_type_hint: 'refresh_token' })).toMatchObject({ active: true, token_type: 'refresh_token', client_id: 'web', username: 'alice', sid: idClaims.sid });
+    expect((await oidc.tokenIntrospection(config, tokens.refresh_token!)).active).toBe(false);
+
+    await oidc.tokenRevocation(config, refreshed.access_token);
+    expect((await oidc.tokenIntrospection(config, refreshed.access_token)).active).toBe(false);
+    expect((await oidc.tokenIntrospection(config, refreshed.refresh_token!)).active).toBe(true);
+
+    const logout = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:9999/bye', state: 'after' });
+    const out = await browser.get(logout.href);
+    await contract.check(logout, 'GET', out.clone());
+    expect(out.status).toBe(302);
+    expect(out.headers.get('location')).toBe('http://127.0.0.1:9999/bye?state=after');
+    expect(browser.cookie('sid')).toBeUndefined();
+    expect((await oidc.tokenIntrospection(config, refreshed.refresh_token!)).active).toBe(false);
+    await expect(oidc.fetchUserInfo(config, tokens.access_token, idClaims.sub)).rejects.toThrow();
+
+    const history = await server.app.get<ReadStore>(READ_STORE).find('token_history', { tenantId: 'acme', sessionId: idClaims.sid as string }, { sortBy: '_position' });
+    expect(history.map((h) => (h as { type: string }).type)).toEqual([
+      'SessionStarted',
+      'UserAuthenticated',
+      'CodeIssued',
+      'CodeRedeemed',
+      'AccessTokenIssued',
+      'RefreshTokenIssued',
+      'RefreshRotated',
+      'AccessTokenIssued',
+      'TokenRevoked',
+      'SessionRevoked',
+    ]);
+    expect(JSON.stringify(history)).not.toContain(tokens.refresh_token!);
+    expect(JSON.stringify(history)).not.toContain(callback.searchParams.get('code')!);
+    expect(contract.checked).toBeGreaterThan(8);
+  });
+
+  it('revokes the whole session when a rotated refresh token is replayed by its client', async () => {
+    const config = await discover();
+    const { res, verifier, state, nonce } = await signIn(config, new Browser());
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(res.headers.get('location')!), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+    const next = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await oidc.tokenIntrospection(config, next.access_token)).active).toBe(false);
+    expect((await oidc.tokenIntrospection(config, next.refresh_token!)).active).toBe(false);
+    await expect(oidc.refreshTokenGrant(config, next.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.fetchUserInfo(config, next.access_token, oidc.skipSubjectCheck)).rejects.toThrow();
+  });
+
+  it('issues client_credentials tokens that introspect as active and die on revocation', async () => {
+    const config = await discover('service', 'service-secret-0123456789-0123456789-xyz');
+    const t = await oidc.clientCredentialsGrant(config, { scope: 'orders:read' });
+    expect(t.scope).toBe('orders:read');
+    expect(t.refresh_token).toBeUndefined();
+    expect(await oidc.tokenIntrospection(config, t.access_token)).toMatchObject({ active: true, client_id: 'service', sub: 'service', scope: 'orders:read' });
+    await oidc.tokenRevocation(config, t.access_token);
+    expect((await oidc.tokenIntrospection(config, t.access_token)).active).toBe(false);
+  });
+});

@@ -1,0 +1,41 @@
+import { type OpenApiGroup, validateResponse } from './openapi.js';
+
+const GROUPS: Array<[RegExp, OpenApiGroup]> = [
+  [/^\/authorize$/, 'authorize'],
+  [/^\/(oauth\/)?token$/, 'token'],
+  [/^\/introspect$/, 'introspect'],
+  [/^\/revoke$/, 'revoke'],
+  [/^\/(oauth\/)?userinfo$/, 'userinfo'],
+  [/^\/logout$/, 'logout'],
+  [/^\/\.well-known\/jwks\.json$/, 'jwks'],
+  [/^\/\.well-known\/(openid-configuration|oauth-authorization-server)$/, 'metadata'],
+];
+
+/**
+ * A fetch that checks every response of an auth endpoint against its OpenAPI file and keeps
+ * what departs from it in `violations` (thrown errors would be swallowed by the client
+ * library under test). Paths are taken relative to the tenant (`/<tenant>/...`).
+ */
+export class ContractFetch {
+  readonly violations: string[] = [];
+  checked = 0;
+
+  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const res = await fetch(input, init);
+    await this.check(new URL(input instanceof Request ? input.url : input.toString()), (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase(), res.clone());
+    return res;
+  };
+
+  /** Checks a response obtained elsewhere (e.g. by the test browser). */
+  async check(url: URL, method: string, res: Response): Promise<void> {
+    const rel = url.pathname.replace(/^\/[^/]+/, '');
+    const group = GROUPS.find(([re]) => re.test(rel))?.[1];
+    if (!group) return;
+    const text = await res.text();
+    let body: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
+    const problems = validateResponse(group, method, rel, { status: res.status, headers: res.headers, body });
+    this.checked++;
+    for (const p of problems) this.violations.push(`${method} ${rel} ${res.status}: ${p}`);
+  }
+}

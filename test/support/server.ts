@@ -1,0 +1,105 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A confidential, first-party client used by most end-to-end tests. */
+export const WEB_SECRET = 'web-secret-0123456789-0123456789-abcdef';
+export const THIRD_SECRET = 'third-party-secret-0123456789-0123456789';
+export const SERVICE_SECRET = 'service-secret-0123456789-0123456789-xyz';
+export const REDIRECT = 'http://127.0.0.1:9999/cb';
+export const ALICE_PASSWORD = 'correct horse battery staple';
+
+/** One tenant with a web client, a public client, a third-party client, a service client and two users. */
+export const BOOTSTRAP_YAML = `
+tenants:
+  - id: acme
+    security_profile: baseline
+    access_token_ttl: 300
+    clients:
+      - client_id: web
+        client_secret: "${WEB_SECRET}"
+        redirect_uris: ["${REDIRECT}"]
+        post_logout_redirect_uris: ["http://127.0.0.1:9999/bye"]
+        grant_types: [authorization_code, refresh_token]
+        scope: "openid profile email offline_access"
+        token_endpoint_auth_method: client_secret_basic
+        first_party: true
+      - client_id: spa
+        redirect_uris: ["${REDIRECT}"]
+        grant_types: [authorization_code, refresh_token]
+        scope: "openid profile offline_access"
+        token_endpoint_auth_method: none
+        first_party: true
+      - client_id: third
+        client_name: Third Party App
+        client_secret: "${THIRD_SECRET}"
+        redirect_uris: ["${REDIRECT}"]
+        grant_types: [authorization_code]
+        scope: "openid email"
+        token_endpoint_auth_method: client_secret_post
+      - client_id: service
+        client_secret: "${SERVICE_SECRET}"
+        grant_types: [client_credentials]
+        scope: "orders:read orders:write"
+    users:
+      - username: alice
+        password: "${ALICE_PASSWORD}"
+        email: alice@example.com
+        email_verified: true
+        name: Alice Liddell
+        given_name: Alice
+        family_name: Liddell
+      - username: bob
+        password: "bob's long password"
+        name: Bob
+  - id: other
+    clients:
+      - client_id: web
+        client_secret: "${WEB_SECRET}"
+        redirect_uris: ["${REDIRECT}"]
+        grant_types: [authorization_code, refresh_token, client_credentials]
+        scope: "openid"
+`;
+
+export interface TestServer {
+  app: NestFastifyApplication;
+  baseUrl: string;
+  dataDir: string;
+  issuer(tenant?: string): string;
+  close(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the whole server in this process on a free port, with a fresh data directory and the bootstrap above. */
+export async function startTestServer(bootstrap = BOOTSTRAP_YAML): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'authserver-e2e-'));
+  const file = join(dataDir, 'bootstrap.yaml');
+  writeFileSync(file, bootstrap);
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  Object.assign(process.env, { PORT: String(port), PUBLIC_URL: baseUrl, DATA_DIR: dataDir, BOOTSTRAP_FILE: file, LOG_LEVEL: 'error' });
+  const { startServer } = await import('../../src/server.js');
+  const app = await startServer('error');
+  return {
+    app,
+    baseUrl,
+    dataDir,
+    issuer: (tenant = 'acme') => `${baseUrl}/${tenant}`,
+    close: async () => {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
