@@ -90,8 +90,8 @@ describe('token lifecycle through openid-client', () => {
     expect((await oidc.tokenIntrospection(config, refreshed.refresh_token!)).active).toBe(false);
     await expect(oidc.fetchUserInfo(config, tokens.access_token, idClaims.sub)).rejects.toThrow();
 
-    const history = await server.app.get<ReadStore>(READ_STORE).find('token_history', { tenantId: 'acme', sessionId: idClaims.sid as string }, { sortBy: '_position' });
-    expect(history.map((h) => (h as { type: string }).type)).toEqual([
+    const history = await server.app.get<ReadStore>(READ_STORE).find<{ type: string }>('token_history', { tenantId: 'acme', sessionId: idClaims.sid as string }, { sortBy: '_position' });
+    expect(history.map((h) => h.type)).toEqual([
       'SessionStarted',
       'UserAuthenticated',
       'CodeIssued',
