@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+import { fold } from '../shared/decider.js';
+import { DomainError } from '../shared/domain-error.js';
+import { pkceMatches, type SessionCommand, sessionDecider, type SessionState } from './session.decider.js';
+import type { SessionEvent } from './session.events.js';
+
+const verifier = 'a'.repeat(43);
+const challenge = createHash('sha256').update(verifier).digest('base64url');
+const access = (jti: string) => ({ jti, audience: ['https://issuer'], issuedAt: 100, expiresAt: 400 });
+
+/** Given events, when a command, then events (or an error). */
+function given(events: SessionEvent[]) {
+  const state = fold(sessionDecider, events);
+  return {
+    state,
+    when: (c: SessionCommand) => sessionDecider.decide(c, state),
+    after: (c: SessionCommand) => [...events, ...sessionDecider.decide(c, state)],
+  };
+}
+
+const started = given([]).after({ kind: 'StartSession', tenantId: 't', sessionId: 's', userId: 'u', cookieHash: 'h', now: 90 });
+const withCode = given(started).after({
+  kind: 'IssueCode',
+  code: { grantId: 'g', codeHash: 'c', clientId: 'web', redirectUri: 'https://rp/cb', codeChallenge: challenge, codeChallengeMethod: 'S256', scope: ['openid', 'offline_access'], expiresAt: 160 },
+});
+const redeem = (over: Partial<Extract<SessionCommand, { kind: 'RedeemCode' }>> = {}): SessionCommand => ({
+  kind: 'RedeemCode',
+  codeHash: 'c',
+  clientId: 'web',
+  redirectUri: 'https://rp/cb',
+  codeVerifier: verifier,
+  now: 100,
+  access: access('at1'),
+  refresh: { hash: 'r1', expiresAt: 1000 },
+  refreshRule: 'offline_access',
+  ...over,
+});
+const redeemed = given(withCode).after(redeem());
+const rotate = (from: string, to: string, over: Partial<Extract<SessionCommand, { kind: 'RotateRefresh' }>> = {}): SessionCommand => ({
+  kind: 'RotateRefresh',
+  refreshHash: from,
+  clientId: 'web',
+  now: 200,
+  access: access(`at-${to}`),
+  refresh: { hash: to, expiresAt: 2000 },
+  ...over,
+});
+
+const types = (events: SessionEvent[]) => events.map((e) => e.type);
+const code = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    return (e as DomainError).code;
+  }
+  return 'no error';
+};
+
+describe('session decider', () => {
+  it('checks PKCE for both methods', () => {
+    expect(pkceMatches(verifier, challenge, 'S256')).toBe(true);
+    expect(pkceMatches(verifier, verifier, 'plain')).toBe(true);
+    expect(pkceMatches(verifier, verifier, 'S256')).toBe(false);
+  });
+
+  it('redeems a code once, with an access token and a refresh token for offline_access', () => {
+    expect(types(given(withCode).when(redeem()))).toEqual(['CodeRedeemed', 'AccessTokenIssued', 'RefreshTokenIssued']);
+    expect(types(given(withCode).when(redeem({ refreshRule: 'never' })))).toEqual(['CodeRedeemed', 'AccessTokenIssued']);
+  });
+
+  it('refuses a code for another client, redirect URI, verifier, or after expiry, without side effects', () => {
+    const s = given(withCode);
+    expect(code(() => s.when(redeem({ clientId: 'other' })))).toBe('code_invalid');
+    expect(code(() => s.when(redeem({ redirectUri: 'https://rp/other' })))).toBe('code_invalid');
+    expect(code(() => s.when(redeem({ codeVerifier: 'b'.repeat(43) })))).toBe('code_invalid');
+    expect(code(() => s.when(redeem({ now: 160 })))).toBe('code_invalid');
+  });
+
+  it('answers a second redemption by revoking the grant the code produced, once', () => {
+    expect(types(given(redeemed).when(redeem()))).toEqual(['CodeReplayed', 'GrantRevoked']);
+    const replayed = given(redeemed).after(redeem());
+    expect(code(() => given(replayed).when(redeem()))).toBe('code_invalid');
+    expect(code(() => given(replayed).when(rotate('r1', 'r2')))).toBe('refresh_invalid');
+  });
+
+  it('rotates a refresh token and revokes the session when a rotated one returns', () => {
+    const rotated = given(redeemed).after(rotate('r1', 'r2'));
+    expect(types(rotated.slice(-2))).toEqual(['RefreshRotated', 'AccessTokenIssued']);
+    expect(types(given(rotated).when(rotate('r1', 'r3')))).toEqual(['RefreshReplayed', 'SessionRevoked']);
+    const revoked = given(rotated).after(rotate('r1', 'r3'));
+    expect(code(() => given(revoked).when(rotate('r2', 'r4')))).toBe('session_revoked');
+  });
+
+  it('does not let another client revoke the session with a stolen rotated token', () => {
+    const rotated = given(redeemed).after(rotate('r1', 'r2'));
+    expect(code(() => given(rotated).when(rotate('r1', 'r3', { clientId: 'other' })))).toBe('refresh_invalid');
+  });
+
+  it('never widens scope on refresh and refuses expired refresh tokens', () => {
+    expect(code(() => given(redeemed).when(rotate('r1', 'r2', { scope: ['openid', 'email'] })))).toBe('invalid_value');
+    expect(given(redeemed).when(rotate('r1', 'r2', { scope: ['openid'] }))[1].data).toMatchObject({ scope: ['openid'] });
+    expect(code(() => given(redeemed).when(rotate('r1', 'r2', { now: 1000 })))).toBe('refresh_invalid');
+  });
+
+  it('ends a session once', () => {
+    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout' });
+    expect(types(ended.slice(-1))).toEqual(['SessionRevoked']);
+    expect(given(ended).when({ kind: 'EndSession', reason: 'logout' })).toEqual([]);
+    expect(code(() => given(ended).when({ kind: 'IssueCode', code: {} as never }))).toBe('session_revoked');
+  });
+
+  it('folds the same state from the same events', () => {
+    const a: SessionState = fold(sessionDecider, redeemed);
+    expect(fold(sessionDecider, redeemed)).toEqual(a);
+  });
+});
