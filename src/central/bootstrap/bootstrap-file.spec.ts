@@ -1,0 +1,37 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readBootstrapFile } from './bootstrap-file.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'bootstrap-file-'));
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+describe('bootstrap file', () => {
+  it('reads YAML and JSON with defaults', () => {
+    const yaml = readBootstrapFile(file('a.yaml', 'tenants:\n  - id: acme\n    clients:\n      - client_id: spa\n        redirect_uris: ["http://127.0.0.1/cb"]\n'));
+    expect(yaml[0]).toMatchObject({ id: 'acme', settings: { securityProfile: 'baseline', accessTokenTtl: 300, signingAlg: 'ES256' } });
+    expect(yaml[0].clients[0]).toMatchObject({ clientId: 'spa', tokenEndpointAuthMethod: 'none', grantTypes: ['authorization_code'], scope: ['openid'] });
+    const json = readBootstrapFile(file('a.json', JSON.stringify({ tenants: [{ id: 'x', users: [{ username: 'u', password: 'p', email_verified: true }] }] })));
+    expect(json[0].users[0]).toEqual({ username: 'u', password: 'p', claims: { email_verified: true } });
+  });
+
+  it.each([
+    ['tenants: [{ id: acme, access_token_ttl: -1 }]', 'tenants[0].access_token_ttl: must be a positive whole number of seconds'],
+    ['tenants: [{ id: acme, clients: [{ client_id: w, redirect_uris: [1] }] }]', 'tenants[0].clients[0].redirect_uris[0]: must be a non-empty string'],
+    ['tenants: [{ id: acme, clients: [{ client_id: w, client_secret: short }] }]', 'tenants[0].clients[0].client_secret: must be at least 32 characters'],
+    ['tenants: [{ id: acme, colour: red }]', 'tenants[0].colour: unknown field'],
+    ['tenants: [{ id: acme, clients: [{ client_id: w, grant_types: [password] }] }]', 'tenants[0].clients[0].grant_types[0]: must be one of'],
+    ['tenants: {', 'is not valid YAML or JSON'],
+  ])('names the file, the path and the problem: %s', (text, message) => {
+    const p = file('bad.yaml', text);
+    expect(() => readBootstrapFile(p)).toThrow(`${p}: ${message}`);
+  });
+
+  it('says when the file cannot be read', () => {
+    expect(() => readBootstrapFile(join(dir, 'missing.yaml'))).toThrow(/missing\.yaml: cannot be read/);
+  });
+});
