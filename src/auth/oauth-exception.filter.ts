@@ -15,6 +15,7 @@ import {
   TemporarilyUnavailable,
   UserFacingError,
 } from './oauth-errors.js';
+import { WrongExpectedRevisionError } from '../infrastructure/event-store/event-store.port.js';
 import { ProjectionLagError } from '../infrastructure/read-store/projection-runner.js';
 
 /**
@@ -63,7 +64,7 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     if (exception instanceof DomainError) {
       return exception.code === 'not_found' ? new NotFound(exception.message) : new InvalidRequest(exception.message);
     }
-    if (exception instanceof ProjectionLagError) return new TemporarilyUnavailable('the server is busy; retry shortly');
+    if (exception instanceof ProjectionLagError || exception instanceof WrongExpectedRevisionError) return new TemporarilyUnavailable('the server is busy; retry shortly');
     const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
     if (status === 404) return new NotFound('no such endpoint');
     if (status === 405) return new InvalidRequest('method not allowed');
