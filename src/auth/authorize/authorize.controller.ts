@@ -1,9 +1,23 @@
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formParams } from '../form-request.js';
-import { readParams } from '../params.js';
+import { OAuthError, UserFacingError } from '../oauth-errors.js';
+import { type Params, readParams } from '../params.js';
 import { AuthorizeFlow } from './authorize-flow.js';
 import { sendFlowResult } from './flow-result.js';
+
+/**
+ * The request's parameters. When they cannot be read (a repeated parameter, a body that is not
+ * a form) neither client_id nor redirect_uri can be trusted, so the user sees the error page
+ * (RFC 6749 §4.1.2.1) rather than a JSON error or a redirect.
+ */
+function authorizeParams(read: () => Params): Params {
+  try {
+    return read();
+  } catch (e) {
+    throw e instanceof OAuthError ? new UserFacingError(e) : e;
+  }
+}
 
 /** The authorization endpoint, GET (query) and POST (form), RFC 6749 §3.1. */
 @Controller(':tenant')
@@ -12,11 +26,11 @@ export class AuthorizeController {
 
   @Get('authorize')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.flow.start(tenantId, readParams(req.query), req.headers.cookie));
+    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => readParams(req.query)), req.headers.cookie));
   }
 
   @Post('authorize')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.flow.start(tenantId, formParams(req), req.headers.cookie));
+    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => formParams(req)), req.headers.cookie));
   }
 }

@@ -5,6 +5,7 @@ import type { SigningAlg } from '../../domain/tenant/tenant.events.js';
 import { decodeJwt, signJwt, signatureValid, type DecodedJwt } from '../../infrastructure/crypto/jws.js';
 import { KeyRing } from '../../infrastructure/crypto/key-ring.js';
 import { Directory } from '../../shared/directory.js';
+import { idTokenTtl, type TokenResponse } from '../token/grant.js';
 
 export interface AccessTokenClaims {
   jti: string;
@@ -83,6 +84,28 @@ export class TokenIssuer {
       },
       key.privateKey,
     );
+  }
+
+  /**
+   * The token response for a user grant: the access token, an ID token when `openid` was
+   * granted, and the refresh token when one was issued.
+   */
+  async userTokenResponse(
+    tenant: TenantView,
+    c: AccessTokenClaims & { sessionId: string; authTime: number; nonce?: string; refreshToken?: string },
+  ): Promise<TokenResponse> {
+    const accessToken = await this.accessToken(tenant, c);
+    const idToken = c.scope.includes('openid')
+      ? await this.idToken(tenant, { sub: c.sub, clientId: c.clientId, nonce: c.nonce, authTime: c.authTime, sessionId: c.sessionId, accessToken, issuedAt: c.issuedAt, expiresAt: c.issuedAt + idTokenTtl(tenant) })
+      : undefined;
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: tenant.accessTokenTtl,
+      scope: c.scope.join(' '),
+      ...(c.refreshToken ? { refresh_token: c.refreshToken } : {}),
+      ...(idToken ? { id_token: idToken } : {}),
+    };
   }
 
   /** Verifies a JWT this tenant signed (signature, issuer, and `typ` when given); expiry is the caller's to check. */

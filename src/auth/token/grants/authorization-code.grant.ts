@@ -8,7 +8,7 @@ import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../../oauth-er
 import { required } from '../../params.js';
 import { mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
-import { type Grant, type GrantRequest, idTokenTtl, type TokenResponse } from '../grant.js';
+import type { Grant, GrantRequest, TokenResponse } from '../grant.js';
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -58,18 +58,15 @@ export class AuthorizationCodeGrant implements Grant {
     );
     if (outcome.events[0]?.type !== 'CodeRedeemed') throw new InvalidGrant('the code was already used; the tokens it produced are revoked');
     const issued = outcome.state.codes[codeHash];
-    const accessToken = await this.tokens.accessToken(tenant, { ...access, sub: issued.userId, clientId: client.clientId, scope: issued.scope, sessionId, authTime: issued.authTime });
-    const withRefresh = outcome.events.some((e) => e.type === 'RefreshTokenIssued');
-    const idToken = issued.scope.includes('openid')
-      ? await this.tokens.idToken(tenant, { sub: issued.userId, clientId: client.clientId, nonce: issued.nonce, authTime: issued.authTime, sessionId, accessToken, issuedAt: now, expiresAt: now + idTokenTtl(tenant) })
-      : undefined;
-    return {
-      access_token: accessToken,
-      token_type: 'Bearer',
-      expires_in: tenant.accessTokenTtl,
-      scope: issued.scope.join(' '),
-      ...(withRefresh ? { refresh_token: refresh.value } : {}),
-      ...(idToken ? { id_token: idToken } : {}),
-    };
+    return this.tokens.userTokenResponse(tenant, {
+      ...access,
+      sub: issued.userId,
+      clientId: client.clientId,
+      scope: issued.scope,
+      sessionId,
+      authTime: issued.authTime,
+      nonce: issued.nonce,
+      refreshToken: outcome.events.some((e) => e.type === 'RefreshTokenIssued') ? refresh.value : undefined,
+    });
   }
 }

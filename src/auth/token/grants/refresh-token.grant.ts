@@ -5,7 +5,7 @@ import { InvalidGrant, UnauthorizedClient } from '../../oauth-errors.js';
 import { required, scopeList } from '../../params.js';
 import { mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
-import { type Grant, type GrantRequest, idTokenTtl, type TokenResponse } from '../grant.js';
+import type { Grant, GrantRequest, TokenResponse } from '../grant.js';
 
 /**
  * RFC 6749 §6 with rotation on every use (OAuth 2.1 §4.3.1). An already-rotated token from
@@ -44,19 +44,7 @@ export class RefreshTokenGrant implements Grant {
     );
     const issued = outcome.events.find((e) => e.type === 'AccessTokenIssued');
     if (!issued) throw new InvalidGrant('the refresh token was already used; the session is revoked');
-    const { scope } = issued.data;
     const { userId, authTime } = outcome.state;
-    const accessToken = await this.tokens.accessToken(tenant, { ...access, sub: userId, clientId: client.clientId, scope, sessionId, authTime });
-    const idToken = scope.includes('openid')
-      ? await this.tokens.idToken(tenant, { sub: userId, clientId: client.clientId, authTime, sessionId, accessToken, issuedAt: now, expiresAt: now + idTokenTtl(tenant) })
-      : undefined;
-    return {
-      access_token: accessToken,
-      token_type: 'Bearer',
-      expires_in: tenant.accessTokenTtl,
-      scope: scope.join(' '),
-      refresh_token: next.value,
-      ...(idToken ? { id_token: idToken } : {}),
-    };
+    return this.tokens.userTokenResponse(tenant, { ...access, sub: userId, clientId: client.clientId, scope: issued.data.scope, sessionId, authTime, refreshToken: next.value });
   }
 }
