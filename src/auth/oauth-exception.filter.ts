@@ -39,7 +39,11 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     const error = this.toOAuthError(exception);
     reply.status(error.status).header('cache-control', 'no-store');
     if (error instanceof InvalidClient && error.usedBasic) reply.header('www-authenticate', 'Basic realm="token", charset="UTF-8"');
-    if (error instanceof BearerRequired) reply.header('www-authenticate', 'Bearer');
+    if (error instanceof BearerRequired) {
+      // RFC 6750 §3.1: a request without any token gets the bare challenge and no error information.
+      reply.header('www-authenticate', 'Bearer').send();
+      return;
+    }
     if (error instanceof InvalidToken || error instanceof InsufficientScope) {
       reply.header('www-authenticate', `Bearer error="${error.code}"${error.description ? `, error_description="${error.description.replace(/["\\]/g, '')}"` : ''}`);
     }

@@ -127,9 +127,11 @@ function readStoreContract(adapters: Adapters): void {
   it('applies nothing of a commit that fails (documents and checkpoint stay as they were)', async () => {
     await store.prepareView('accounts', 1, [{ fields: ['email'], unique: true }]);
     await store.commit('accounts', [write('a', { email: 'x@example.com' }, 1)], 1);
+    // Not `.rejects.toThrow()`: better-sqlite3's native addon keeps the SqliteError class of the first jest
+    // module registry that loaded it in this worker, and toThrow() does not recognise an Error of another realm.
     await expect(
       store.commit('accounts', [write('b', { email: 'y@example.com' }, 2), write('c', { email: 'x@example.com' }, 3)], 3),
-    ).rejects.toThrow();
+    ).rejects.toHaveProperty('message');
     expect(await store.get('accounts', 'b')).toBeNull();
     expect(await store.viewState('accounts')).toEqual({ version: 1, position: 1 });
     // Documents without the unique field do not collide with each other.

@@ -6,6 +6,9 @@
 export class Browser {
   private readonly jar = new Map<string, string>();
 
+  /** `fetchImpl` lets a test see every response, e.g. `new Browser(contract.fetch)` checks them against the OpenAPI files. */
+  constructor(private readonly fetchImpl: (input: string, init: RequestInit) => Promise<Response> = fetch) {}
+
   async get(url: string): Promise<Response> {
     return this.request(url, { method: 'GET' });
   }
@@ -20,7 +23,7 @@ export class Browser {
 
   private async request(url: string, init: RequestInit): Promise<Response> {
     const cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
+    const res = await this.fetchImpl(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(';');
       const eq = pair.indexOf('=');

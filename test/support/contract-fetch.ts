@@ -28,7 +28,8 @@ export class ContractFetch {
 
   /** Checks a response obtained elsewhere (e.g. by the test browser). */
   async check(url: URL, method: string, res: Response): Promise<void> {
-    const rel = url.pathname.replace(/^\/[^/]+/, '');
+    // RFC 8414 §3.1 places a path issuer's metadata at /.well-known/oauth-authorization-server/<tenant>.
+    const rel = /^\/\.well-known\/oauth-authorization-server\/[^/]+$/.test(url.pathname) ? '/.well-known/oauth-authorization-server' : url.pathname.replace(/^\/[^/]+/, '');
     const group = GROUPS.find(([re]) => re.test(rel))?.[1];
     if (!group) return;
     const text = await res.text();

@@ -111,9 +111,11 @@ export class AuthorizeFlow {
   async resume(tenant: TenantView, client: ClientView, request: AuthorizationRequest, session: SessionState | undefined): Promise<FlowResult> {
     const now = this.now();
     const tenantPath = `${this.directory.issuer(tenant.tenantId)}`;
-    const freshLogin = session !== undefined && session.authTime >= request.startedAt;
-    const needsLogin =
-      !session || (request.prompt.includes('login') && !freshLogin) || (request.maxAge !== undefined && now - session.authTime > request.maxAge);
+    // Times are in seconds: a sign-in in the same second as the request is only fresh if it happened in this interaction.
+    const freshLogin = session !== undefined && request.authenticated === true && session.authTime >= request.startedAt;
+    // OpenID Connect Core §3.1.2.1: max_age=0 is equivalent to prompt=login.
+    const reauthenticate = request.prompt.includes('login') || request.maxAge === 0 || (session !== undefined && request.maxAge !== undefined && now - session.authTime > request.maxAge);
+    const needsLogin = !session || (reauthenticate && !freshLogin);
     if (needsLogin) {
       if (request.prompt.includes('none')) throw this.toClient(request, new LoginRequired('the user is not signed in'));
       return this.interaction(`${tenantPath}/login`, request);

@@ -19,6 +19,8 @@ export interface AuthorizationRequest {
   startedAt: number;
   /** Binds the pending request to the browser that started it (the `interaction` cookie). */
   browserNonce: string;
+  /** Set once the user has signed in on the login page in this interaction. */
+  authenticated?: boolean;
   /** Set once the user has answered the consent page in this interaction. */
   consented?: boolean;
 }

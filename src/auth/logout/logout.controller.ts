@@ -27,15 +27,16 @@ export class LogoutController {
 
   @Get('logout')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), req.headers.cookie));
+    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), req.headers.cookie, false));
   }
 
   @Post('logout')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.logout(tenantId, formParams(req), req.headers.cookie));
+    sendFlowResult(reply, await this.logout(tenantId, formParams(req), req.headers.cookie, true));
   }
 
-  private async logout(tenantId: string, params: Params, cookieHeader: string | undefined): Promise<FlowResult> {
+  /** `posted`: only the confirmation form, never a link, may carry `confirm=yes`. */
+  private async logout(tenantId: string, params: Params, cookieHeader: string | undefined, posted: boolean): Promise<FlowResult> {
     await this.directory.requireTenant(tenantId);
     const reject = (why: string): never => {
       throw new UserFacingError(new InvalidRequest(why));
@@ -59,7 +60,7 @@ export class LogoutController {
     if (redirect && !client!.postLogoutRedirectUris.includes(redirect)) reject('post_logout_redirect_uri is not registered for this client');
 
     const current = await this.browser.current(tenantId, cookieHeader);
-    if (!params.id_token_hint && current && params.confirm !== 'yes') return this.confirmPage(tenantId, params);
+    if (!params.id_token_hint && current && !(posted && params.confirm === 'yes')) return this.confirmPage(tenantId, params);
     const ended = new Set<string>();
     if (current) ended.add(current.sessionId);
     if (hintSession) {

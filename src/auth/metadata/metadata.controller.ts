@@ -55,7 +55,8 @@ export class MetadataController {
       id_token_signing_alg_values_supported: [tenant.signingAlg],
       token_endpoint_auth_methods_supported: [...clientAuth, 'none'],
       introspection_endpoint_auth_methods_supported: clientAuth,
-      revocation_endpoint_auth_methods_supported: clientAuth,
+      // A public client may revoke its own tokens with its client_id alone (RFC 7009 §5).
+      revocation_endpoint_auth_methods_supported: [...clientAuth, 'none'],
       code_challenge_methods_supported: ['S256', 'plain'],
       prompt_values_supported: ['none', 'login', 'consent'],
       claims_supported: STANDARD_CLAIMS,

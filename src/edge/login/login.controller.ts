@@ -72,7 +72,7 @@ export class LoginController {
     }
     const client = await this.directory.client(tenantId, request.clientId);
     if (!client) throw new UserFacingError(new InvalidRequest('the client no longer exists'));
-    const result: FlowResult = await this.flow.resume(tenant, client, request, await this.sessions.load(tenantId, sessionId));
+    const result: FlowResult = await this.flow.resume(tenant, client, { ...request, authenticated: true }, await this.sessions.load(tenantId, sessionId));
     sendFlowResult(reply, { ...result, cookies: [...cookies, ...(result.cookies ?? [])] });
   }
 

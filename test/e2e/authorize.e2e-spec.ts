@@ -1,0 +1,366 @@
+import * as oauth from 'oauth4webapi';
+import { Browser } from '../support/browser.js';
+import { ContractFetch } from '../support/contract-fetch.js';
+import { BOB_PASSWORD, decodeJwt, RelyingParty, type SignedIn } from '../support/rp.js';
+import { ALICE_PASSWORD, REDIRECT, startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let rp: RelyingParty;
+const contract = new ContractFetch();
+
+beforeAll(async () => {
+  server = await startTestServer();
+  rp = await RelyingParty.discover(server, contract);
+});
+afterAll(async () => {
+  await server?.close();
+});
+afterEach(() => {
+  expect(contract.violations.splice(0)).toEqual([]);
+});
+
+/** The error the client receives at its redirect URI, after oauth4webapi has checked `iss` and `state`. */
+function clientError(res: Response, state: string | typeof oauth.expectNoState, clientId = 'web'): { error: string; params: URLSearchParams } {
+  expect(res.status).toBe(302);
+  const location = new URL(res.headers.get('location')!);
+  expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+  expect(location.searchParams.get('iss')).toBe(rp.issuer);
+  if (typeof state === 'string') expect(location.searchParams.get('state')).toBe(state);
+  try {
+    oauth.validateAuthResponse(rp.as, rp.client(clientId), location, state);
+  } catch (e) {
+    if (e instanceof oauth.AuthorizationResponseError) return { error: e.error, params: location.searchParams };
+    throw e;
+  }
+  throw new Error(`expected an error response, got ${location.href}`);
+}
+
+/** A 400 HTML page shown to the user, never a redirect. */
+async function expectErrorPage(res: Response): Promise<string> {
+  expect(res.status).toBe(400);
+  expect(res.headers.get('location')).toBeNull();
+  expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  return res.text();
+}
+
+async function signedInBrowser(username = 'alice', password = ALICE_PASSWORD): Promise<Browser> {
+  const browser = rp.browser();
+  const s = await rp.signIn(browser, { username, password });
+  expect(s.loginShown).toBe(true);
+  rp.codeParams(s);
+  return browser;
+}
+
+function withParam(url: string, name: string, value: string | undefined): string {
+  const u = new URL(url);
+  if (value === undefined) u.searchParams.delete(name);
+  else u.searchParams.set(name, value);
+  return u.href;
+}
+
+describe('requests that must not be sent back to the client', () => {
+  it('shows a 400 page for an unknown client_id', async () => {
+    const { url } = await rp.request({ clientId: 'nobody' });
+    const html = await expectErrorPage(await rp.browser().get(url));
+    expect(html).toContain('invalid_request');
+    expect(html).not.toContain(`href="${REDIRECT}`);
+  });
+
+  it('shows a 400 page when client_id is missing', async () => {
+    const { url } = await rp.request();
+    await expectErrorPage(await rp.browser().get(withParam(url, 'client_id', undefined)));
+  });
+
+  it.each([
+    ['another host', 'https://evil.example/cb'],
+    ['another path on the registered host', 'http://127.0.0.1:9999/other'],
+    ['a registered URI with a query added', `${REDIRECT}?x=1`],
+    ['not a URI', 'not a uri'],
+  ])('shows a 400 page for an unregistered redirect_uri (%s)', async (_, redirectUri) => {
+    const { url } = await rp.request({ redirectUri });
+    const html = await expectErrorPage(await rp.browser().get(url));
+    expect(html).not.toContain('evil.example');
+  });
+
+  it('shows a 400 page when a parameter is repeated (the repeated value could be the redirect_uri)', async () => {
+    const { url } = await rp.request();
+    await expectErrorPage(await rp.browser().get(`${url}&state=second`));
+    await expectErrorPage(await rp.browser().get(`${url}&redirect_uri=${encodeURIComponent('https://evil.example/cb')}`));
+    await expectErrorPage(await rp.browser().get(`${url}&client_id=spa`));
+  });
+
+  it('shows a 400 page when the POST body is not a form', async () => {
+    const res = await contract.fetch(rp.as.authorization_endpoint!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response_type: 'code', client_id: 'web', redirect_uri: REDIRECT }),
+    });
+    await expectErrorPage(res);
+  });
+});
+
+describe('errors sent back to the client with state and iss', () => {
+  it.each([
+    ['code_challenge is missing', 'code_challenge', undefined, 'invalid_request'],
+    ['code_challenge_method is unknown', 'code_challenge_method', 'S512', 'invalid_request'],
+    ['the challenge is too short', 'code_challenge', 'abc', 'invalid_request'],
+    ['the challenge has characters outside the unreserved set', 'code_challenge', `${'a'.repeat(42)}+/`, 'invalid_request'],
+    ['the challenge is too long', 'code_challenge', 'a'.repeat(129), 'invalid_request'],
+    ['response_type is missing', 'response_type', undefined, 'invalid_request'],
+    ['response_type=token (implicit)', 'response_type', 'token', 'unsupported_response_type'],
+    ['response_type=code id_token (hybrid)', 'response_type', 'code id_token', 'unsupported_response_type'],
+    ['the scope is not registered for the client', 'scope', 'openid admin', 'invalid_scope'],
+    ['a request object is sent', 'request', 'eyJhbGciOiJub25lIn0.eyJpc3MiOiJ3ZWIifQ.', 'request_not_supported'],
+    ['a request_uri is sent', 'request_uri', 'urn:ietf:params:oauth:request_uri:abc', 'request_uri_not_supported'],
+    ['prompt has an unknown value', 'prompt', 'select_account', 'invalid_request'],
+    ['prompt=none is combined with login', 'prompt', 'none login', 'invalid_request'],
+    ['max_age is negative', 'max_age', '-1', 'invalid_request'],
+    ['response_mode is unknown', 'response_mode', 'fragment', 'invalid_request'],
+  ])('%s', async (_, name, value, expected) => {
+    const req = await rp.request();
+    const res = await rp.browser().get(withParam(req.url, name, value));
+    expect(clientError(res, req.state).error).toBe(expected);
+  });
+
+  it('sends no state back when none was sent', async () => {
+    const req = await rp.request();
+    const res = await rp.browser().get(withParam(withParam(req.url, 'state', undefined), 'response_type', 'token'));
+    expect(clientError(res, oauth.expectNoState).error).toBe('unsupported_response_type');
+  });
+
+  it('answers prompt=none without a session with login_required', async () => {
+    const req = await rp.request({ extra: { prompt: 'none' } });
+    expect(clientError(await rp.browser().get(req.url), req.state).error).toBe('login_required');
+  });
+
+  it('answers prompt=none for a third-party client the user has not allowed with consent_required', async () => {
+    const browser = await signedInBrowser('bob', BOB_PASSWORD);
+    const req = await rp.request({ clientId: 'third', scope: 'openid email', extra: { prompt: 'none' } });
+    expect(clientError(await browser.get(req.url), req.state, 'third').error).toBe('consent_required');
+  });
+
+  it('answers prompt=none with a session by issuing a code at once', async () => {
+    const browser = await signedInBrowser();
+    const s = await rp.signIn(browser, { extra: { prompt: 'none' } });
+    expect(s.loginShown).toBe(false);
+    expect(rp.codeParams(s).get('code')).toBeTruthy();
+  });
+});
+
+describe('response_mode=form_post', () => {
+  it('returns an auto-submitting form carrying code, state and iss to the redirect URI', async () => {
+    const browser = await signedInBrowser();
+    const req = await rp.request({ extra: { response_mode: 'form_post' } });
+    const res = await browser.get(req.url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const html = await res.text();
+    expect(html).toMatch(/<form method="post" action="http:\/\/127\.0\.0\.1:9999\/cb">/);
+    expect(html).toContain('document.forms[0].submit()');
+    const { action, fields } = Browser.form(html);
+    expect(action).toBe(REDIRECT);
+    expect(Object.keys(fields).sort()).toEqual(['code', 'iss', 'state']);
+    const params = oauth.validateAuthResponse(rp.as, rp.client('web'), new URLSearchParams(fields), req.state);
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      rp.as,
+      rp.client('web'),
+      await rp.redeemRequest('web', params, REDIRECT, req.verifier),
+      { expectedNonce: req.nonce, requireIdToken: true },
+    );
+    expect(tokens.access_token).toBeTruthy();
+  });
+
+  it('posts errors the same way', async () => {
+    const req = await rp.request({ scope: 'openid admin', extra: { response_mode: 'form_post' } });
+    const res = await rp.browser().get(req.url);
+    expect(res.status).toBe(200);
+    const { action, fields } = Browser.form(await res.text());
+    expect(action).toBe(REDIRECT);
+    expect(fields).toMatchObject({ error: 'invalid_scope', state: req.state, iss: rp.issuer });
+  });
+});
+
+describe('POST /authorize', () => {
+  it('works like GET: to the login form without a session, then a code', async () => {
+    const browser = rp.browser();
+    const req = await rp.request();
+    let res = await browser.post(rp.as.authorization_endpoint!, Object.fromEntries(new URL(req.url).searchParams));
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toMatch(new RegExp(`^${rp.issuer}/login\\?interaction=`));
+    res = await browser.follow(new URL(res.headers.get('location')!, rp.issuer).href, server.baseUrl);
+    const form = Browser.form(await res.text());
+    res = await browser.post(form.action, { ...form.fields, username: 'alice', password: ALICE_PASSWORD });
+    const s: SignedIn = { res, ...req, callback: new URL(res.headers.get('location')!), loginShown: true };
+    const tokens = await rp.redeem('web', s);
+    expect(tokens.id_token).toBeTruthy();
+  });
+
+  it('works like GET with a session, and sends errors back the same way', async () => {
+    const browser = await signedInBrowser();
+    const req = await rp.request();
+    const ok = await browser.post(rp.as.authorization_endpoint!, Object.fromEntries(new URL(req.url).searchParams));
+    const s: SignedIn = { res: ok, ...req, callback: new URL(ok.headers.get('location')!), loginShown: false };
+    expect(rp.codeParams(s).get('code')).toBeTruthy();
+
+    const bad = await rp.request({ scope: 'openid admin' });
+    const res = await browser.post(rp.as.authorization_endpoint!, Object.fromEntries(new URL(bad.url).searchParams));
+    expect(clientError(res, bad.state).error).toBe('invalid_scope');
+  });
+
+  it('shows a 400 page when a body parameter is repeated', async () => {
+    const req = await rp.request();
+    const body = `${new URL(req.url).searchParams.toString()}&scope=openid`;
+    const res = await contract.fetch(rp.as.authorization_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    await expectErrorPage(res);
+  });
+});
+
+describe('consent for a third-party client', () => {
+  it('shows the consent page; deny sends access_denied, allow sends a code and is remembered', async () => {
+    const browser = rp.browser();
+    const first = await rp.signIn(browser, { clientId: 'third', scope: 'openid email' });
+    expect(first.loginShown).toBe(true);
+    // After the login, the browser goes to the consent page (not to the client).
+    expect(first.res.status).toBe(302);
+    let res = await browser.follow(new URL(first.res.headers.get('location')!, rp.issuer).href, server.baseUrl);
+    expect(res.status).toBe(200);
+    let html = await res.text();
+    expect(html).toContain('Third Party App');
+    expect(html).toContain('<li>email</li>');
+    let form = Browser.form(html);
+    expect(form.action).toBe(`${rp.issuer}/consent`);
+    res = await browser.post(form.action, { ...form.fields, decision: 'deny' });
+    expect(clientError(res, first.state, 'third').error).toBe('access_denied');
+
+    // The user is signed in now: a new request goes straight to the consent page.
+    const second = await rp.request({ clientId: 'third', scope: 'openid email' });
+    res = await browser.follow(second.url, server.baseUrl);
+    html = await res.text();
+    expect(html).toContain('Allow access?');
+    form = Browser.form(html);
+    res = await browser.post(form.action, { ...form.fields, decision: 'allow' });
+    const allowed: SignedIn = { res, ...second, callback: new URL(res.headers.get('location')!), loginShown: false };
+    const tokens = await rp.redeem('third', allowed);
+    expect(decodeJwt(tokens.access_token).payload).toMatchObject({ client_id: 'third', scope: 'openid email' });
+
+    // Remembered: neither page again, even with prompt=none.
+    const third = await rp.signIn(browser, { clientId: 'third', scope: 'openid email', extra: { prompt: 'none' } });
+    expect(third.loginShown).toBe(false);
+    expect(rp.codeParams(third, 'third').get('code')).toBeTruthy();
+    const fourth = await rp.signIn(browser, { clientId: 'third', scope: 'openid' });
+    expect(rp.codeParams(fourth, 'third').get('code')).toBeTruthy();
+  });
+
+  it('refuses the consent form from a browser without the session', async () => {
+    const browser = rp.browser();
+    const s = await rp.signIn(browser, { clientId: 'third', scope: 'openid email', username: 'bob', password: BOB_PASSWORD });
+    const consentUrl = new URL(s.res.headers.get('location')!, rp.issuer).href;
+    const stranger = rp.browser();
+    expect((await stranger.get(consentUrl)).status).toBe(400);
+    const form = Browser.form(await (await browser.get(consentUrl)).text());
+    const res = await stranger.post(form.action, { ...form.fields, decision: 'allow' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+  });
+});
+
+describe('re-authentication', () => {
+  it('prompt=login shows the login form again although the browser has a session', async () => {
+    const browser = rp.browser();
+    const first = await rp.tokens({}, browser);
+    const authTime = decodeJwt(first.id_token!).payload.auth_time as number;
+    const s = await rp.signIn(browser, { extra: { prompt: 'login' } });
+    expect(s.loginShown).toBe(true);
+    const tokens = await rp.redeem('web', s);
+    expect(decodeJwt(tokens.id_token!).payload.auth_time).toBeGreaterThanOrEqual(authTime);
+    expect(decodeJwt(tokens.id_token!).payload.sid).toBe(decodeJwt(first.id_token!).payload.sid);
+  });
+
+  it('max_age=0 shows the login form again although the browser has a session', async () => {
+    const browser = await signedInBrowser();
+    const s = await rp.signIn(browser, { extra: { max_age: '0' } });
+    expect(s.loginShown).toBe(true);
+    expect(rp.codeParams(s).get('code')).toBeTruthy();
+  });
+
+  it('a generous max_age does not ask again', async () => {
+    const browser = await signedInBrowser();
+    const s = await rp.signIn(browser, { extra: { max_age: '3600' } });
+    expect(s.loginShown).toBe(false);
+    expect(rp.codeParams(s).get('code')).toBeTruthy();
+  });
+});
+
+describe('the login form', () => {
+  async function loginPage(browser: Browser): Promise<{ action: string; fields: Record<string, string> }> {
+    const req = await rp.request();
+    const res = await browser.follow(req.url, server.baseUrl);
+    expect(res.status).toBe(200);
+    return Browser.form(await res.text());
+  }
+
+  function errorText(html: string): string {
+    return /<p class="error"[^>]*>([^<]*)<\/p>/.exec(html)?.[1] ?? '';
+  }
+
+  it('answers a wrong password and an unknown user with the same 401 page that does not say which part was wrong', async () => {
+    const browser = rp.browser();
+    const form = await loginPage(browser);
+    const wrongPassword = await browser.post(form.action, { ...form.fields, username: 'alice', password: 'not the password' });
+    const unknownUser = await browser.post(form.action, { ...form.fields, username: 'mallory', password: ALICE_PASSWORD });
+    expect(wrongPassword.status).toBe(401);
+    expect(unknownUser.status).toBe(401);
+    const [a, b] = [await wrongPassword.text(), await unknownUser.text()];
+    expect(errorText(a)).toBeTruthy();
+    expect(errorText(a)).toBe(errorText(b));
+    expect(a.replace(/value="alice"/, 'value="mallory"')).toBe(b);
+    for (const html of [a, b]) expect(html.toLowerCase()).not.toMatch(/unknown user|no such user|incorrect password|wrong password|password is|user does not exist/);
+    expect(browser.cookie('sid')).toBeUndefined();
+    // The same form still works afterwards.
+    const ok = await browser.post(form.action, { ...form.fields, username: 'alice', password: ALICE_PASSWORD });
+    expect(ok.status).toBe(302);
+    expect(ok.headers.get('location')).toMatch(/^http:\/\/127\.0\.0\.1:9999\/cb\?code=/);
+  });
+
+  it('refuses an interaction link replayed in another browser with a 400 page', async () => {
+    const browser = rp.browser();
+    const req = await rp.request();
+    const toLogin = await browser.get(req.url);
+    const loginUrl = new URL(toLogin.headers.get('location')!, rp.issuer).href;
+    const form = Browser.form(await (await browser.get(loginUrl)).text());
+
+    const other = rp.browser();
+    const shown = await other.get(loginUrl);
+    expect(shown.status).toBe(400);
+    expect(await shown.text()).not.toContain('name="password"');
+    const posted = await other.post(form.action, { ...form.fields, username: 'alice', password: ALICE_PASSWORD });
+    expect(posted.status).toBe(400);
+    expect(posted.headers.get('location')).toBeNull();
+    expect(other.cookie('sid')).toBeUndefined();
+  });
+
+  it('refuses a forged interaction value with a 400 page', async () => {
+    const res = await rp.browser().get(`${rp.issuer}/login?interaction=forged`);
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('loopback redirect URIs (RFC 8252 §7.3)', () => {
+  it('accepts the registered loopback URI on another port and binds the code to it', async () => {
+    const redirectUri = 'http://127.0.0.1:45678/cb';
+    const browser = rp.browser();
+    const s = await rp.signIn(browser, { redirectUri });
+    expect(s.callback!.origin).toBe('http://127.0.0.1:45678');
+    const params = rp.codeParams(s);
+    const wrong = await rp.redeemRequest('web', params, REDIRECT, s.verifier);
+    expect(((await wrong.clone().json()) as { error: string }).error).toBe('invalid_grant');
+    const tokens = await rp.redeem('web', s);
+    expect(tokens.access_token).toBeTruthy();
+  });
+
+  it('still refuses another path on the loopback host', async () => {
+    const { url } = await rp.request({ redirectUri: 'http://127.0.0.1:45678/elsewhere' });
+    await expectErrorPage(await rp.browser().get(url));
+  });
+});

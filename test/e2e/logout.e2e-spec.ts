@@ -1,0 +1,172 @@
+import * as oauth from 'oauth4webapi';
+import { Browser } from '../support/browser.js';
+import { ContractFetch } from '../support/contract-fetch.js';
+import { decodeJwt, RelyingParty } from '../support/rp.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const BYE = 'http://127.0.0.1:9999/bye';
+
+let server: TestServer;
+let rp: RelyingParty;
+const contract = new ContractFetch();
+
+beforeAll(async () => {
+  server = await startTestServer();
+  rp = await RelyingParty.discover(server, contract);
+});
+afterAll(async () => {
+  await server?.close();
+});
+afterEach(() => {
+  expect(contract.violations.splice(0)).toEqual([]);
+});
+
+function logoutUrl(params: Record<string, string>): string {
+  const url = new URL(rp.as.end_session_endpoint!);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  return url.href;
+}
+
+/** A browser signed in as alice, with the tokens of that session. */
+async function signedIn(): Promise<{ browser: Browser; tokens: oauth.TokenEndpointResponse }> {
+  const browser = rp.browser();
+  const tokens = await rp.tokens({}, browser);
+  expect(browser.cookie('sid')).toBeDefined();
+  return { browser, tokens };
+}
+
+/** Whether the browser's session still lets a prompt=none request through. */
+async function stillSignedIn(browser: Browser): Promise<boolean> {
+  const s = await rp.signIn(browser, { extra: { prompt: 'none' } });
+  return s.callback?.searchParams.has('code') === true;
+}
+
+async function expectErrorPage(res: Response): Promise<void> {
+  expect(res.status).toBe(400);
+  expect(res.headers.get('location')).toBeNull();
+  expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  expect(res.headers.getSetCookie()).toEqual([]);
+}
+
+describe('rejected logout requests', () => {
+  it('shows a 400 page for an id_token_hint that is not an ID token of this tenant, and keeps the session', async () => {
+    const { browser, tokens } = await signedIn();
+    const [h, p, sig] = tokens.id_token!.split('.');
+    const hints = {
+      garbage: 'garbage',
+      'an access token': tokens.access_token,
+      'an altered ID token': `${h}.${Buffer.from(JSON.stringify({ ...decodeJwt(tokens.id_token!).payload, sub: 'someone-else' })).toString('base64url')}.${sig}`,
+      'an unsigned ID token': `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${p}.`,
+    };
+    for (const [what, hint] of Object.entries(hints)) {
+      const res = await browser.get(logoutUrl({ id_token_hint: hint, post_logout_redirect_uri: BYE }));
+      await expectErrorPage(res).catch((e: Error) => {
+        throw new Error(`${what}: ${e.message}`);
+      });
+    }
+    expect(await stillSignedIn(browser)).toBe(true);
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+  });
+
+  it('shows a 400 page for an unregistered post_logout_redirect_uri, and keeps the session', async () => {
+    const { browser, tokens } = await signedIn();
+    await expectErrorPage(await browser.get(logoutUrl({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://evil.example/bye' })));
+    await expectErrorPage(await browser.get(logoutUrl({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:9999/cb' })));
+    await expectErrorPage(await browser.get(logoutUrl({ client_id: 'web', post_logout_redirect_uri: 'https://evil.example/bye' })));
+    // A registered URI of another client (spa has none).
+    await expectErrorPage(await browser.get(logoutUrl({ client_id: 'spa', post_logout_redirect_uri: BYE })));
+    // Without id_token_hint or client_id nothing identifies the client the URI would belong to.
+    await expectErrorPage(await browser.get(logoutUrl({ post_logout_redirect_uri: BYE })));
+    // A client_id that contradicts the hint.
+    await expectErrorPage(await browser.get(logoutUrl({ id_token_hint: tokens.id_token!, client_id: 'spa' })));
+    expect(await stillSignedIn(browser)).toBe(true);
+    expect(await rp.active(tokens.access_token)).toBe(true);
+  });
+});
+
+describe('logout without id_token_hint', () => {
+  it('shows a confirmation page and does not log out on GET', async () => {
+    const { browser, tokens } = await signedIn();
+    const res = await browser.get(logoutUrl({ client_id: 'web', post_logout_redirect_uri: BYE, state: 's1' }));
+    expect(res.status).toBe(200);
+    expect(res.headers.getSetCookie()).toEqual([]);
+    const html = await res.text();
+    expect(html).toContain('Sign out?');
+    const form = Browser.form(html);
+    expect(form.action).toBe(rp.as.end_session_endpoint);
+    expect(form.fields).toMatchObject({ client_id: 'web', post_logout_redirect_uri: BYE, state: 's1', confirm: 'yes' });
+    expect(browser.cookie('sid')).toBeDefined();
+    expect(await stillSignedIn(browser)).toBe(true);
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+  });
+
+  it('does not take confirm=yes from a GET link (a stray link cannot sign anyone out)', async () => {
+    const { browser, tokens } = await signedIn();
+    const res = await browser.get(logoutUrl({ confirm: 'yes' }));
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('Sign out?');
+    expect(await stillSignedIn(browser)).toBe(true);
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+  });
+
+  it("logs out when the confirmation is posted, and revokes the session's tokens", async () => {
+    const { browser, tokens } = await signedIn();
+    const page = await browser.get(logoutUrl({ client_id: 'web', post_logout_redirect_uri: BYE, state: 's2' }));
+    const form = Browser.form(await page.text());
+    const res = await browser.post(form.action, form.fields);
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe(`${BYE}?state=s2`);
+    expect(browser.cookie('sid')).toBeUndefined();
+    expect(await rp.active(tokens.access_token)).toBe(false);
+    expect(await rp.active(tokens.refresh_token!)).toBe(false);
+    const s = await rp.signIn(browser, { extra: { prompt: 'none' } });
+    expect(s.callback?.searchParams.get('error')).toBe('login_required');
+  });
+
+  it('shows the signed-out page when the confirmation names no redirect', async () => {
+    const { browser, tokens } = await signedIn();
+    const form = Browser.form(await (await browser.get(logoutUrl({}))).text());
+    const res = await browser.post(form.action, form.fields);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('Signed out');
+    expect(await rp.active(tokens.refresh_token!)).toBe(false);
+  });
+
+  it('shows the signed-out page to a browser without a session', async () => {
+    const res = await rp.browser().get(logoutUrl({}));
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('Signed out');
+  });
+});
+
+describe('logout with id_token_hint', () => {
+  it("logs out at once, redirects with state and revokes the session's tokens", async () => {
+    const { browser, tokens } = await signedIn();
+    const refreshed = await rp.refresh('web', tokens.refresh_token!);
+    const res = await browser.get(logoutUrl({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE, state: 'after' }));
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe(`${BYE}?state=after`);
+    expect(browser.cookie('sid')).toBeUndefined();
+    for (const token of [tokens.access_token, refreshed.access_token, refreshed.refresh_token!]) expect(await rp.active(token)).toBe(false);
+    const userinfo = await oauth.userInfoRequest(rp.as, rp.client('web'), refreshed.access_token, rp.options);
+    expect(userinfo.status).toBe(401);
+    await userinfo.body?.cancel();
+  });
+
+  it('ends the hinted session even from a browser without its cookie', async () => {
+    const { browser, tokens } = await signedIn();
+    const res = await rp.browser().get(logoutUrl({ id_token_hint: tokens.id_token! }));
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('Signed out');
+    expect(await rp.active(tokens.refresh_token!)).toBe(false);
+    expect(await stillSignedIn(browser)).toBe(false);
+  });
+
+  it('works with POST as well', async () => {
+    const { browser, tokens } = await signedIn();
+    const res = await browser.post(rp.as.end_session_endpoint!, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe(BYE);
+    expect(await rp.active(tokens.access_token)).toBe(false);
+  });
+});

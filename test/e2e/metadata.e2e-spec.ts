@@ -1,0 +1,144 @@
+import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
+import * as oauth from 'oauth4webapi';
+import { ContractFetch } from '../support/contract-fetch.js';
+import { decodeJwt, jsonOf, RelyingParty } from '../support/rp.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let rp: RelyingParty;
+const contract = new ContractFetch();
+
+beforeAll(async () => {
+  server = await startTestServer();
+  rp = await RelyingParty.discover(server, contract);
+});
+afterAll(async () => {
+  await server?.close();
+});
+afterEach(() => {
+  expect(contract.violations.splice(0)).toEqual([]);
+});
+
+const CACHE_PUBLIC = /^(?=.*\bpublic\b)(?=.*\bmax-age=\d+\b)/;
+
+async function discover(tenant: string, algorithm: 'oidc' | 'oauth2'): Promise<{ res: Response; as: oauth.AuthorizationServer }> {
+  const issuer = new URL(server.issuer(tenant));
+  const res = await oauth.discoveryRequest(issuer, { algorithm, ...rp.options });
+  return { res: res.clone(), as: await oauth.processDiscoveryResponse(issuer, res) };
+}
+
+describe('discovery documents', () => {
+  it('serves the same document at both tenant paths and at the RFC 8414 path form', async () => {
+    const oidc = await discover('acme', 'oidc');
+    expect(oidc.res.url).toBe(`${server.baseUrl}/acme/.well-known/openid-configuration`);
+    const rfc8414 = await discover('acme', 'oauth2');
+    // oauth4webapi builds the RFC 8414 §3.1 URL: the well-known segment goes before the issuer's path.
+    expect(rfc8414.res.url).toBe(`${server.baseUrl}/.well-known/oauth-authorization-server/acme`);
+    const tenantPath = await contract.fetch(`${server.issuer('acme')}/.well-known/oauth-authorization-server`);
+    const third = await tenantPath.json();
+    expect(oidc.as.issuer).toBe(server.issuer('acme'));
+    expect(rfc8414.as).toEqual(oidc.as);
+    expect(third).toEqual(oidc.as);
+    for (const res of [oidc.res, rfc8414.res, tenantPath]) {
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.headers.get('cache-control')).toMatch(CACHE_PUBLIC);
+    }
+  });
+
+  it('gives each tenant its own issuer', async () => {
+    const other = await discover('other', 'oauth2');
+    expect(other.as.issuer).toBe(server.issuer('other'));
+    expect(other.as.token_endpoint).toBe(`${server.issuer('other')}/token`);
+  });
+
+  it.each([
+    '/nope/.well-known/openid-configuration',
+    '/nope/.well-known/oauth-authorization-server',
+    '/.well-known/oauth-authorization-server/nope',
+    '/nope/.well-known/jwks.json',
+  ])('answers %s for an unknown tenant with a 404 JSON error', async (path) => {
+    const res = await contract.fetch(`${server.baseUrl}${path}`);
+    const { status, headers, body } = await jsonOf(res);
+    expect(status).toBe(404);
+    expect(headers.get('content-type')).toMatch(/^application\/json/);
+    expect(body.error).toBe('not_found');
+  });
+
+  it('makes oauth4webapi refuse the document of an unknown tenant', async () => {
+    await expect(discover('nope', 'oidc')).rejects.toThrow();
+    expect(contract.checked).toBeGreaterThan(0);
+  });
+
+  it('announces exactly what works', async () => {
+    const as = rp.as;
+    expect([...as.code_challenge_methods_supported!].sort()).toEqual(['S256', 'plain']);
+    expect([...as.grant_types_supported!].sort()).toEqual(['authorization_code', 'client_credentials', 'refresh_token']);
+    expect(as.grant_types_supported).not.toContain('implicit');
+    expect(as.grant_types_supported).not.toContain('password');
+    expect(as.response_types_supported).toEqual(['code']);
+    expect([...as.response_modes_supported!].sort()).toEqual(['form_post', 'query']);
+    expect(as.authorization_response_iss_parameter_supported).toBe(true);
+    expect(as.request_parameter_supported).toBe(false);
+    expect(as.request_uri_parameter_supported).toBe(false);
+    expect([...as.token_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
+    // Public clients cannot introspect (see introspect.e2e-spec.ts) but may revoke their own tokens (revoke.e2e-spec.ts).
+    expect([...as.introspection_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_post']);
+    expect([...as.revocation_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
+    expect(as.id_token_signing_alg_values_supported).toEqual([decodeJwt((await rp.tokens({ scope: 'openid' })).id_token!).header.alg]);
+  });
+
+  it('announces only endpoints that answer (none is a 404)', async () => {
+    const as = rp.as;
+    const endpoints: Array<[keyof oauth.AuthorizationServer, 'GET' | 'POST', number]> = [
+      ['authorization_endpoint', 'GET', 400],
+      ['token_endpoint', 'POST', 401],
+      ['introspection_endpoint', 'POST', 401],
+      ['revocation_endpoint', 'POST', 401],
+      ['userinfo_endpoint', 'GET', 401],
+      ['end_session_endpoint', 'GET', 200],
+      ['jwks_uri', 'GET', 200],
+    ];
+    const announced = Object.keys(as).filter((k) => k.endsWith('_endpoint') || k === 'jwks_uri');
+    expect(announced.sort()).toEqual(endpoints.map(([k]) => k).sort());
+    for (const [key, method, expected] of endpoints) {
+      const url = as[key] as string;
+      expect(url.startsWith(`${as.issuer}/`)).toBe(true);
+      const res = await contract.fetch(url, method === 'POST' ? { method, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' } : { method });
+      await res.arrayBuffer();
+      expect({ key, status: res.status }).toEqual({ key, status: expected });
+    }
+    // Every one of them was checked against its OpenAPI document.
+    expect(contract.checked).toBeGreaterThanOrEqual(endpoints.length);
+  });
+});
+
+describe('JWKS', () => {
+  it('publishes the keys that sign ID tokens and access tokens, cacheable in public', async () => {
+    const tokens = await rp.tokens();
+    const service = await rp.clientCredentials('service');
+    const res = await contract.fetch(rp.as.jwks_uri!);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toMatch(CACHE_PUBLIC);
+    const jwks = (await res.json()) as JSONWebKeySet;
+    const kids = jwks.keys.map((k) => k.kid);
+    for (const jwt of [tokens.id_token!, tokens.access_token, service.access_token]) expect(kids).toContain(decodeJwt(jwt).header.kid);
+    for (const key of jwks.keys) for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k']) expect(key).not.toHaveProperty(secret);
+
+    // The signatures verify with the published keys.
+    const keySet = createLocalJWKSet(jwks);
+    await expect(jwtVerify(tokens.id_token!, keySet, { issuer: rp.issuer, audience: 'web' })).resolves.toBeTruthy();
+    await expect(jwtVerify(service.access_token, keySet, { issuer: rp.issuer, typ: 'at+jwt' })).resolves.toBeTruthy();
+
+    // A resource server using oauth4webapi (RFC 9068) fetches the JWKS itself and accepts the access token.
+    const request = new Request('https://api.example/orders', { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const claims = await oauth.validateJwtAccessToken(rp.as, request, rp.issuer, rp.options);
+    expect(claims).toMatchObject({ iss: rp.issuer, client_id: 'web', sub: decodeJwt(tokens.id_token!).payload.sub });
+  });
+
+  it('publishes a different key set for another tenant', async () => {
+    const acme = (await (await contract.fetch(rp.as.jwks_uri!)).json()) as JSONWebKeySet;
+    const other = (await (await contract.fetch(`${server.issuer('other')}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
+    expect(other.keys.length).toBeGreaterThan(0);
+    expect(other.keys.map((k) => k.kid).filter((kid) => acme.keys.some((a) => a.kid === kid))).toEqual([]);
+  });
+});

@@ -1,0 +1,97 @@
+import * as oauth from 'oauth4webapi';
+import { ContractFetch } from '../support/contract-fetch.js';
+import { basic, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
+import { startTestServer, type TestServer, WEB_SECRET } from '../support/server.js';
+
+let server: TestServer;
+let rp: RelyingParty;
+const contract = new ContractFetch();
+
+beforeAll(async () => {
+  server = await startTestServer();
+  rp = await RelyingParty.discover(server, contract);
+});
+afterAll(async () => {
+  await server?.close();
+});
+afterEach(() => {
+  expect(contract.violations.splice(0)).toEqual([]);
+});
+
+describe('revocation', () => {
+  it.each([
+    ['an unknown token', 'no-such-token'],
+    ['a string shaped like a refresh token', `${'A'.repeat(22)}.${'B'.repeat(43)}`],
+  ])('answers %s with 200 and an empty body', async (_, token) => {
+    const res = await oauth.revocationRequest(rp.as, rp.client('web'), rp.auth('web'), token, rp.options);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await res.clone().text()).toBe('');
+    await expect(oauth.processRevocationResponse(res)).resolves.toBeUndefined();
+  });
+
+  it("answers another client's token with 200 and leaves it active", async () => {
+    const tokens = await rp.tokens();
+    const service = await rp.clientCredentials('service');
+    for (const token of [tokens.access_token, tokens.refresh_token!, service.access_token]) await rp.revoke(token, 'third');
+    await rp.revoke(tokens.refresh_token!, 'spa', 'refresh_token');
+    await rp.revoke(tokens.access_token, 'service', 'access_token');
+    for (const token of [tokens.access_token, tokens.refresh_token!, service.access_token]) expect(await rp.active(token)).toBe(true);
+    expect((await rp.refresh('web', tokens.refresh_token!)).access_token).toBeTruthy();
+  });
+
+  it("revoking a refresh token ends its session: the session's access token becomes inactive", async () => {
+    const tokens = await rp.tokens();
+    await rp.revoke(tokens.refresh_token!, 'web', 'refresh_token');
+    expect(await rp.active(tokens.refresh_token!)).toBe(false);
+    expect(await rp.active(tokens.access_token)).toBe(false);
+    expect(await oauthError(rp.refresh('web', tokens.refresh_token!))).toMatchObject({ error: 'invalid_grant' });
+    // Revoking it again is still a 200.
+    await rp.revoke(tokens.refresh_token!, 'web');
+  });
+
+  it('revoking a refresh token with the wrong hint still finds it', async () => {
+    const tokens = await rp.tokens();
+    await rp.revoke(tokens.refresh_token!, 'web', 'access_token');
+    expect(await rp.active(tokens.access_token)).toBe(false);
+  });
+
+  it('revoking an access token leaves the refresh token and the session alive', async () => {
+    const tokens = await rp.tokens();
+    await rp.revoke(tokens.access_token, 'web', 'refresh_token');
+    expect(await rp.active(tokens.access_token)).toBe(false);
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+    expect(await rp.active((await rp.refresh('web', tokens.refresh_token!)).access_token)).toBe(true);
+  });
+
+  it('lets the public client spa revoke its own refresh token with its client_id', async () => {
+    const tokens = await rp.tokens({ clientId: 'spa', scope: 'openid offline_access' });
+    await rp.revoke(tokens.refresh_token!, 'spa');
+    expect(await rp.active(tokens.refresh_token!)).toBe(false);
+  });
+
+  it('answers a missing token with 400 invalid_request', async () => {
+    const { status, body, headers } = await jsonOf(await rp.post('/revoke', {}, { authorization: basic('web', WEB_SECRET) }));
+    expect(status).toBe(400);
+    expect(body.error).toBe('invalid_request');
+    expect(headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('answers a request without client authentication with 401 invalid_client, and revokes nothing', async () => {
+    const tokens = await rp.tokens();
+    const { status, body, headers } = await jsonOf(await rp.post('/revoke', { token: tokens.refresh_token! }));
+    expect(status).toBe(401);
+    expect(body.error).toBe('invalid_client');
+    expect(headers.get('www-authenticate')).toBeNull();
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+  });
+
+  it('answers a wrong Basic secret with 401 invalid_client and a Basic challenge, and revokes nothing', async () => {
+    const tokens = await rp.tokens();
+    const res = await oauth.revocationRequest(rp.as, rp.client('web'), oauth.ClientSecretBasic('wrong'), tokens.refresh_token!, rp.options);
+    const e = await oauthError(oauth.processRevocationResponse(res));
+    expect(e).toMatchObject({ status: 401, error: 'invalid_client' });
+    expect(e.wwwAuthenticate).toMatch(/^Basic/);
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+  });
+});

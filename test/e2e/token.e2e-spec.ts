@@ -1,0 +1,311 @@
+import * as oauth from 'oauth4webapi';
+import { ContractFetch } from '../support/contract-fetch.js';
+import { basic, decodeJwt, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
+import { REDIRECT, SERVICE_SECRET, startTestServer, type TestServer, THIRD_SECRET, WEB_SECRET } from '../support/server.js';
+
+let server: TestServer;
+let rp: RelyingParty;
+let other: RelyingParty;
+const contract = new ContractFetch();
+/** Every response of a token endpoint (`/token` or `/oauth/token`) seen in this file. */
+const tokenResponses: Array<{ url: string; status: number; cacheControl: string | null }> = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const fetchAndRecord = contract.fetch;
+  Object.defineProperty(contract, 'fetch', {
+    value: async (input: string | URL | Request, init?: RequestInit) => {
+      const res = await fetchAndRecord(input, init);
+      const url = input instanceof Request ? input.url : input.toString();
+      if (/\/(oauth\/)?token$/.test(new URL(url).pathname)) tokenResponses.push({ url, status: res.status, cacheControl: res.headers.get('cache-control') });
+      return res;
+    },
+  });
+  rp = await RelyingParty.discover(server, contract);
+  other = await RelyingParty.discover(server, contract, 'other');
+});
+afterAll(async () => {
+  await server?.close();
+});
+afterEach(() => {
+  expect(contract.violations.splice(0)).toEqual([]);
+  // Every token response, success or error, is marked no-store (RFC 6749 §5.1, §5.2).
+  for (const r of tokenResponses.splice(0)) expect(r).toEqual({ ...r, cacheControl: 'no-store' });
+});
+
+/** A code for `clientId` from a fresh sign-in, with what is needed to redeem it. */
+async function code(clientId = 'web', o: Parameters<RelyingParty['signIn']>[1] = {}) {
+  const s = await rp.signIn(rp.browser(), { clientId, ...o });
+  return { s, params: rp.codeParams(s, clientId) };
+}
+
+async function redeemError(clientId: string, params: URLSearchParams, redirectUri: string, verifier: string | typeof oauth.nopkce) {
+  return oauthError(oauth.processAuthorizationCodeResponse(rp.as, rp.client(clientId), await rp.redeemRequest(clientId, params, redirectUri, verifier)));
+}
+
+describe('malformed requests and unsupported grants', () => {
+  it('answers a request without grant_type with invalid_request', async () => {
+    const { status, body, headers } = await jsonOf(await rp.post('/token', { scope: 'orders:read' }, { authorization: basic('service', SERVICE_SECRET) }));
+    expect(status).toBe(400);
+    expect(body.error).toBe('invalid_request');
+    expect(headers.get('cache-control')).toBe('no-store');
+  });
+
+  it.each(['urn:example:unknown', 'password', 'implicit', 'token', 'urn:ietf:params:oauth:grant-type:device_code'])('answers grant_type=%s with unsupported_grant_type', async (grantType) => {
+    const params: Record<string, string> = grantType === 'password' ? { username: 'alice', password: 'correct horse battery staple', scope: 'openid' } : {};
+    const res = await oauth.genericTokenEndpointRequest(rp.as, rp.client('web'), rp.auth('web'), grantType, params, rp.options);
+    const e = await oauthError(oauth.processGenericTokenEndpointResponse(rp.as, rp.client('web'), res));
+    expect(e).toMatchObject({ status: 400, error: 'unsupported_grant_type' });
+  });
+
+  it('answers a JSON body with invalid_request', async () => {
+    const res = await contract.fetch(`${rp.issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: basic('service', SERVICE_SECRET) },
+      body: JSON.stringify({ grant_type: 'client_credentials' }),
+    });
+    const { status, body } = await jsonOf(res);
+    expect(status).toBe(400);
+    expect(body.error).toBe('invalid_request');
+    // Not even parseable: refused before the controller, still as an OAuth error.
+    const broken = await contract.fetch(`${rp.issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: basic('service', SERVICE_SECRET) }, body: '{' });
+    expect(await jsonOf(broken)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+  });
+
+  it('answers parameters in the query string with invalid_request', async () => {
+    const res = await contract.fetch(`${rp.issuer}/token?grant_type=client_credentials`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic('service', SERVICE_SECRET) },
+      body: 'grant_type=client_credentials',
+    });
+    expect((await jsonOf(res)).body.error).toBe('invalid_request');
+  });
+
+  it('answers a repeated parameter with invalid_request', async () => {
+    const res = await contract.fetch(`${rp.issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic('service', SERVICE_SECRET) },
+      body: 'grant_type=client_credentials&scope=orders:read&scope=orders:write',
+    });
+    const { status, body } = await jsonOf(res);
+    expect(status).toBe(400);
+    expect(body.error).toBe('invalid_request');
+  });
+});
+
+describe('client authentication', () => {
+  it('answers a bad secret sent with Basic with 401 invalid_client and a Basic challenge', async () => {
+    const res = await oauth.clientCredentialsGrantRequest(rp.as, rp.client('service'), oauth.ClientSecretBasic('wrong-secret'), {}, rp.options);
+    const e = await oauthError(oauth.processClientCredentialsResponse(rp.as, rp.client('service'), res));
+    expect(e).toMatchObject({ status: 401, error: 'invalid_client', cacheControl: 'no-store' });
+    expect(e.wwwAuthenticate).toMatch(/^Basic( |$)/);
+  });
+
+  it('answers a bad secret sent with client_secret_post with 401 invalid_client and no challenge', async () => {
+    const res = await oauth.genericTokenEndpointRequest(
+      rp.as,
+      rp.client('third'),
+      oauth.ClientSecretPost('wrong-secret'),
+      'authorization_code',
+      { code: 'whatever', redirect_uri: REDIRECT, code_verifier: oauth.generateRandomCodeVerifier() },
+      rp.options,
+    );
+    const e = await oauthError(oauth.processGenericTokenEndpointResponse(rp.as, rp.client('third'), res));
+    expect(e).toMatchObject({ status: 401, error: 'invalid_client', wwwAuthenticate: null });
+  });
+
+  it('answers an unknown client with 401 invalid_client', async () => {
+    const res = await oauth.clientCredentialsGrantRequest(rp.as, rp.client('nobody'), oauth.ClientSecretBasic('x'), {}, rp.options);
+    expect(await oauthError(oauth.processClientCredentialsResponse(rp.as, rp.client('nobody'), res))).toMatchObject({ status: 401, error: 'invalid_client' });
+  });
+
+  it('refuses a client that uses a method other than its registered one, even with the right secret', async () => {
+    // web is registered for client_secret_basic, third for client_secret_post.
+    const post = await oauth.refreshTokenGrantRequest(rp.as, rp.client('web'), oauth.ClientSecretPost(WEB_SECRET), 'x', rp.options);
+    expect(await oauthError(oauth.processRefreshTokenResponse(rp.as, rp.client('web'), post))).toMatchObject({ status: 401, error: 'invalid_client', wwwAuthenticate: null });
+    const basicAuth = await oauth.refreshTokenGrantRequest(rp.as, rp.client('third'), oauth.ClientSecretBasic(THIRD_SECRET), 'x', rp.options);
+    const e = await oauthError(oauth.processRefreshTokenResponse(rp.as, rp.client('third'), basicAuth));
+    expect(e).toMatchObject({ status: 401, error: 'invalid_client' });
+    expect(e.wwwAuthenticate).toMatch(/^Basic/);
+    // A confidential client may not act as a public one by leaving its secret out.
+    const none = await oauth.refreshTokenGrantRequest(rp.as, rp.client('web'), oauth.None(), 'x', rp.options);
+    expect(await oauthError(oauth.processRefreshTokenResponse(rp.as, rp.client('web'), none))).toMatchObject({ status: 401, error: 'invalid_client' });
+  });
+
+  it('answers a request without any client authentication with 401 invalid_client', async () => {
+    const { status, body, headers } = await jsonOf(await rp.post('/token', { grant_type: 'client_credentials' }));
+    expect(status).toBe(401);
+    expect(body.error).toBe('invalid_client');
+    expect(headers.get('www-authenticate')).toBeNull();
+  });
+
+  it('refuses Basic credentials together with a client_secret in the body', async () => {
+    const res = await rp.post('/token', { grant_type: 'client_credentials', client_secret: SERVICE_SECRET }, { authorization: basic('service', SERVICE_SECRET) });
+    // RFC 6749 §2.3: one authentication method per request.
+    const { status, body } = await jsonOf(res);
+    expect(status).toBe(400);
+    expect(body.error).toBe('invalid_request');
+  });
+});
+
+describe('authorization_code', () => {
+  it('lets the public client spa redeem a code with its client_id only', async () => {
+    const { s } = await code('spa', { scope: 'openid profile offline_access' });
+    const tokens = await rp.redeem('spa', s);
+    expect(decodeJwt(tokens.access_token).payload).toMatchObject({ client_id: 'spa', iss: rp.issuer });
+    expect(tokens.refresh_token).toBeTruthy();
+    expect(await rp.refresh('spa', tokens.refresh_token!)).toMatchObject({ token_type: 'bearer' });
+  });
+
+  it('refuses a code redeemed twice, and revokes the tokens of the first redemption', async () => {
+    const { s, params } = await code();
+    const first = await rp.redeem('web', s);
+    expect(await rp.active(first.access_token)).toBe(true);
+    expect(await rp.active(first.refresh_token!)).toBe(true);
+    expect(await redeemError('web', params, REDIRECT, s.verifier)).toMatchObject({ status: 400, error: 'invalid_grant' });
+    expect(await rp.active(first.access_token)).toBe(false);
+    expect(await rp.active(first.refresh_token!)).toBe(false);
+    expect(await oauthError(rp.refresh('web', first.refresh_token!))).toMatchObject({ error: 'invalid_grant' });
+    // A third attempt is refused as well.
+    expect(await redeemError('web', params, REDIRECT, s.verifier)).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('refuses a code presented by another client, and the right client can still redeem it', async () => {
+    const { s, params } = await code();
+    expect(await redeemError('spa', params, REDIRECT, s.verifier)).toMatchObject({ status: 400, error: 'invalid_grant' });
+    const tokens = await rp.redeem('web', s);
+    expect(await rp.active(tokens.access_token)).toBe(true);
+  });
+
+  it('refuses a wrong redirect_uri with invalid_grant', async () => {
+    const { s, params } = await code();
+    expect(await redeemError('web', params, 'http://127.0.0.1:9999/other', s.verifier)).toMatchObject({ error: 'invalid_grant' });
+    expect(await redeemError('web', params, 'http://127.0.0.1:9998/cb', s.verifier)).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('refuses a wrong code_verifier with invalid_grant', async () => {
+    const { params } = await code();
+    expect(await redeemError('web', params, REDIRECT, oauth.generateRandomCodeVerifier())).toMatchObject({ status: 400, error: 'invalid_grant' });
+  });
+
+  it('refuses a missing code_verifier with invalid_request', async () => {
+    const { params } = await code();
+    expect(await redeemError('web', params, REDIRECT, oauth.nopkce)).toMatchObject({ status: 400, error: 'invalid_request' });
+  });
+
+  it('refuses a code_verifier shorter than 43 characters with invalid_request', async () => {
+    const { s, params } = await code();
+    expect(await redeemError('web', params, REDIRECT, s.verifier.slice(0, 42))).toMatchObject({ status: 400, error: 'invalid_request' });
+  });
+
+  it('refuses an unknown or malformed code with invalid_grant', async () => {
+    const { s } = await code();
+    // The right session, a made-up secret; then no shape of a code at all.
+    const forged = `${s.callback!.searchParams.get('code')!.slice(0, 23)}${'A'.repeat(43)}`;
+    for (const value of [forged, 'garbage']) {
+      const res = await oauth.genericTokenEndpointRequest(rp.as, rp.client('web'), rp.auth('web'), 'authorization_code', { code: value, redirect_uri: REDIRECT, code_verifier: s.verifier }, rp.options);
+      expect(await oauthError(oauth.processGenericTokenEndpointResponse(rp.as, rp.client('web'), res))).toMatchObject({ status: 400, error: 'invalid_grant' });
+    }
+    // The real code still works.
+    expect((await rp.redeem('web', s)).access_token).toBeTruthy();
+  });
+
+  it('works end to end with the plain PKCE method', async () => {
+    const { s } = await code('web', { method: 'plain' });
+    const tokens = await rp.redeem('web', s);
+    expect(tokens.id_token).toBeTruthy();
+    // plain: the verifier is the challenge, so its S256 transform must not be accepted as the verifier.
+    const again = await code('web', { method: 'plain' });
+    const hashed = await oauth.calculatePKCECodeChallenge(again.s.verifier);
+    expect(await redeemError('web', again.params, REDIRECT, hashed)).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('is served at /oauth/token too', async () => {
+    const alias: oauth.AuthorizationServer = { ...rp.as, token_endpoint: `${rp.issuer}/oauth/token` };
+    const { s, params } = await code();
+    const res = await rp.redeemRequest('web', params, REDIRECT, s.verifier, alias);
+    expect(res.url).toBe(`${rp.issuer}/oauth/token`);
+    const tokens = await oauth.processAuthorizationCodeResponse(alias, rp.client('web'), res, { expectedNonce: s.nonce, requireIdToken: true });
+    expect(tokens.refresh_token).toBeTruthy();
+    const refreshed = await oauth.refreshTokenGrantRequest(alias, rp.client('web'), rp.auth('web'), tokens.refresh_token!, rp.options);
+    const next = await oauth.processRefreshTokenResponse(alias, rp.client('web'), refreshed);
+    expect(next.access_token).toBeTruthy();
+    const bad = await oauth.clientCredentialsGrantRequest(alias, rp.client('service'), oauth.ClientSecretBasic('wrong'), {}, rp.options);
+    const e = await oauthError(oauth.processClientCredentialsResponse(alias, rp.client('service'), bad));
+    expect(e).toMatchObject({ status: 401, error: 'invalid_client' });
+    expect(e.wwwAuthenticate).toMatch(/^Basic/);
+    // The same replay rule: the second redemption fails and revokes what the first produced.
+    const again = await oauth.authorizationCodeGrantRequest(alias, rp.client('web'), rp.auth('web'), params, REDIRECT, s.verifier, rp.options);
+    expect(await oauthError(oauth.processAuthorizationCodeResponse(alias, rp.client('web'), again))).toMatchObject({ error: 'invalid_grant' });
+    expect(await rp.active(next.access_token)).toBe(false);
+  });
+});
+
+describe('refresh_token', () => {
+  it('refuses a refresh token presented by another client without revoking the session', async () => {
+    const tokens = await rp.tokens();
+    expect(await oauthError(rp.refresh('spa', tokens.refresh_token!))).toMatchObject({ status: 400, error: 'invalid_grant' });
+    expect(await rp.active(tokens.access_token)).toBe(true);
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+    const next = await rp.refresh('web', tokens.refresh_token!);
+    expect(next.refresh_token).toBeTruthy();
+    expect(await rp.active(next.access_token)).toBe(true);
+  });
+
+  it('refuses a refresh token of tenant acme at tenant other, without harm at acme', async () => {
+    const tokens = await rp.tokens();
+    const res = await oauth.refreshTokenGrantRequest(other.as, other.client('web'), oauth.ClientSecretBasic(WEB_SECRET), tokens.refresh_token!, other.options);
+    expect(await oauthError(oauth.processRefreshTokenResponse(other.as, other.client('web'), res))).toMatchObject({ status: 400, error: 'invalid_grant' });
+    expect((await rp.refresh('web', tokens.refresh_token!)).access_token).toBeTruthy();
+  });
+
+  it('refuses a scope wider than the original grant with invalid_scope', async () => {
+    const tokens = await rp.tokens({ scope: 'openid offline_access' });
+    const res = await oauth.refreshTokenGrantRequest(rp.as, rp.client('web'), rp.auth('web'), tokens.refresh_token!, { ...rp.options, additionalParameters: { scope: 'openid email offline_access' } });
+    expect(await oauthError(oauth.processRefreshTokenResponse(rp.as, rp.client('web'), res))).toMatchObject({ error: 'invalid_scope' });
+  });
+
+  it('refuses a missing refresh_token with invalid_request and garbage with invalid_grant', async () => {
+    expect((await jsonOf(await rp.post('/token', { grant_type: 'refresh_token' }, { authorization: basic('web', WEB_SECRET) }))).body.error).toBe('invalid_request');
+    expect(await oauthError(rp.refresh('web', 'garbage'))).toMatchObject({ error: 'invalid_grant' });
+  });
+});
+
+describe('client_credentials', () => {
+  it('answers a client without the grant with unauthorized_client', async () => {
+    const res = await oauth.clientCredentialsGrantRequest(rp.as, rp.client('web'), rp.auth('web'), {}, rp.options);
+    expect(await oauthError(oauth.processClientCredentialsResponse(rp.as, rp.client('web'), res))).toMatchObject({ status: 400, error: 'unauthorized_client' });
+  });
+
+  it.each(['orders:delete', 'orders:read admin', 'openid'])('answers scope=%s with invalid_scope', async (scope) => {
+    expect(await oauthError(rp.clientCredentials('service', scope))).toMatchObject({ status: 400, error: 'invalid_scope' });
+  });
+
+  it('issues a token with the registered scopes when none is asked for', async () => {
+    const t = await rp.clientCredentials('service');
+    expect(t.scope?.split(' ').sort()).toEqual(['orders:read', 'orders:write']);
+    expect(t.refresh_token).toBeUndefined();
+  });
+});
+
+describe('concurrency', () => {
+  it('of 50 parallel redemptions of one code, exactly one succeeds', async () => {
+    const { s, params } = await code();
+    const responses = await Promise.all(Array.from({ length: 50 }, () => rp.redeemRequest('web', params, REDIRECT, s.verifier)));
+    const bodies = await Promise.all(responses.map(async (r) => ({ status: r.status, body: (await r.json()) as { error?: string } })));
+    expect(bodies.filter((b) => b.status === 200)).toHaveLength(1);
+    expect(bodies.filter((b) => b.status !== 200).map((b) => `${b.status} ${b.body.error}`)).toEqual(Array(49).fill('400 invalid_grant'));
+  });
+
+  it('of 50 parallel refreshes with one refresh token, exactly one succeeds and the others get invalid_grant', async () => {
+    const tokens = await rp.tokens();
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => oauth.refreshTokenGrantRequest(rp.as, rp.client('web'), rp.auth('web'), tokens.refresh_token!, rp.options)),
+    );
+    const bodies = await Promise.all(responses.map(async (r) => ({ status: r.status, body: (await r.json()) as { error?: string; refresh_token?: string } })));
+    const ok = bodies.filter((b) => b.status === 200);
+    expect(ok).toHaveLength(1);
+    expect(ok[0].body.refresh_token).toBeTruthy();
+    expect(bodies.filter((b) => b.status !== 200).map((b) => `${b.status} ${b.body.error}`)).toEqual(Array(49).fill('400 invalid_grant'));
+  });
+});

@@ -1,0 +1,144 @@
+import * as oauth from 'oauth4webapi';
+import { ContractFetch } from '../support/contract-fetch.js';
+import { decodeJwt, RelyingParty } from '../support/rp.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let rp: RelyingParty;
+const contract = new ContractFetch();
+/** An access token of alice with `openid profile email offline_access`, and her subject. */
+let token: string;
+let sub: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  rp = await RelyingParty.discover(server, contract);
+  const tokens = await rp.tokens();
+  token = tokens.access_token;
+  sub = decodeJwt(tokens.id_token!).payload.sub as string;
+});
+afterAll(async () => {
+  await server?.close();
+});
+afterEach(() => {
+  expect(contract.violations.splice(0)).toEqual([]);
+});
+
+/** A bare RFC 6750 challenge: no error attribute, since the request carried no token (§3.1). */
+const BARE_CHALLENGE = /^Bearer(\s+realm="[^"]*")?$/;
+
+async function userinfo(path: string, init: RequestInit = {}): Promise<{ status: number; challenge: string | null; cacheControl: string | null; text: string }> {
+  const res = await contract.fetch(`${rp.issuer}${path}`, init);
+  return { status: res.status, challenge: res.headers.get('www-authenticate'), cacheControl: res.headers.get('cache-control'), text: await res.text() };
+}
+
+/** The Bearer challenge oauth4webapi finds in an error response. */
+async function challengeOf(accessToken: string): Promise<{ status: number; error?: string; body: unknown }> {
+  const res = await oauth.userInfoRequest(rp.as, rp.client('web'), accessToken, rp.options);
+  try {
+    await oauth.processUserInfoResponse(rp.as, rp.client('web'), oauth.skipSubjectCheck, res);
+  } catch (e) {
+    if (!(e instanceof oauth.WWWAuthenticateChallengeError)) throw e;
+    const [challenge] = e.cause;
+    expect(challenge.scheme).toBe('bearer');
+    return { status: e.status, error: challenge.parameters.error, body: await e.response.json() };
+  }
+  throw new Error('expected a WWW-Authenticate challenge');
+}
+
+describe('requests without a usable token', () => {
+  it('answers a request without Authorization with 401, a bare Bearer challenge and no error body', async () => {
+    const r = await userinfo('/userinfo');
+    expect(r.status).toBe(401);
+    expect(r.challenge).toMatch(BARE_CHALLENGE);
+    expect(r.text).toBe('');
+  });
+
+  it('ignores a token in the query string (answered as no token)', async () => {
+    const r = await userinfo(`/userinfo?access_token=${encodeURIComponent(token)}`);
+    expect(r.status).toBe(401);
+    expect(r.challenge).toMatch(BARE_CHALLENGE);
+    expect(r.text).toBe('');
+  });
+
+  it('ignores a token in a form body (answered as no token)', async () => {
+    const r = await userinfo('/userinfo', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ access_token: token }) });
+    expect(r.status).toBe(401);
+    expect(r.challenge).toMatch(BARE_CHALLENGE);
+    expect(r.text).toBe('');
+  });
+
+  it('answers another authentication scheme as no token', async () => {
+    const r = await userinfo('/userinfo', { headers: { authorization: `Basic ${Buffer.from('web:secret').toString('base64')}` } });
+    expect(r.status).toBe(401);
+    expect(r.challenge).toMatch(BARE_CHALLENGE);
+  });
+
+  it('answers a garbage token with 401 invalid_token and error="invalid_token" in the challenge', async () => {
+    expect(await challengeOf('garbage')).toMatchObject({ status: 401, error: 'invalid_token', body: { error: 'invalid_token' } });
+    const r = await userinfo('/userinfo', { headers: { authorization: 'Bearer garbage' } });
+    expect(r.challenge).toMatch(/^Bearer .*error="invalid_token"/);
+    expect(r.cacheControl).toBe('no-store');
+  });
+
+  it('answers a client_credentials token (no user) with 401 invalid_token', async () => {
+    const { access_token } = await rp.clientCredentials('service');
+    expect(await challengeOf(access_token)).toMatchObject({ status: 401, error: 'invalid_token' });
+  });
+
+  it('answers a revoked token with 401 invalid_token', async () => {
+    const tokens = await rp.tokens();
+    await rp.revoke(tokens.access_token);
+    expect(await challengeOf(tokens.access_token)).toMatchObject({ status: 401, error: 'invalid_token' });
+  });
+
+  it('answers an ID token used as an access token with 401 invalid_token', async () => {
+    const tokens = await rp.tokens({ scope: 'openid' });
+    expect(await challengeOf(tokens.id_token!)).toMatchObject({ status: 401, error: 'invalid_token' });
+  });
+
+  it('answers a user token without the openid scope with 403 insufficient_scope', async () => {
+    const tokens = await rp.tokens({ scope: 'profile' });
+    expect(decodeJwt(tokens.access_token).payload.scope).toBe('profile');
+    expect(tokens.id_token).toBeUndefined();
+    expect(await challengeOf(tokens.access_token)).toMatchObject({ status: 403, error: 'insufficient_scope', body: { error: 'insufficient_scope' } });
+  });
+});
+
+describe('claims', () => {
+  it('releases only sub for scope=openid', async () => {
+    const tokens = await rp.tokens({ scope: 'openid' });
+    const res = await oauth.userInfoRequest(rp.as, rp.client('web'), tokens.access_token, rp.options);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await oauth.processUserInfoResponse(rp.as, rp.client('web'), sub, res)).toEqual({ sub });
+  });
+
+  it('releases the email claims for scope=openid email', async () => {
+    const tokens = await rp.tokens({ scope: 'openid email' });
+    const res = await oauth.userInfoRequest(rp.as, rp.client('web'), tokens.access_token, rp.options);
+    expect(await oauth.processUserInfoResponse(rp.as, rp.client('web'), sub, res)).toEqual({ sub, email: 'alice@example.com', email_verified: true });
+  });
+
+  it('answers GET and POST at /userinfo and /oauth/userinfo alike', async () => {
+    const expected = { sub, name: 'Alice Liddell', given_name: 'Alice', family_name: 'Liddell', updated_at: expect.any(Number), email: 'alice@example.com', email_verified: true };
+    const authorization = `Bearer ${token}`;
+    for (const path of ['/userinfo', '/oauth/userinfo']) {
+      for (const method of ['GET', 'POST']) {
+        const r = await userinfo(path, { method, headers: { authorization } });
+        expect({ path, method, status: r.status, cacheControl: r.cacheControl }).toEqual({ path, method, status: 200, cacheControl: 'no-store' });
+        expect(JSON.parse(r.text)).toEqual(expected);
+      }
+    }
+    // POST with a form body: the body is ignored, the header counts.
+    const r = await userinfo('/oauth/userinfo', { method: 'POST', headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' }, body: 'access_token=garbage' });
+    expect(r.status).toBe(200);
+    const alias = await oauth.userInfoRequest({ ...rp.as, userinfo_endpoint: `${rp.issuer}/oauth/userinfo` }, rp.client('web'), token, rp.options);
+    expect(await oauth.processUserInfoResponse(rp.as, rp.client('web'), sub, alias)).toEqual(expected);
+  });
+
+  it('answers the oauth alias without a token like /userinfo', async () => {
+    const r = await userinfo('/oauth/userinfo', { method: 'POST' });
+    expect(r.status).toBe(401);
+    expect(r.challenge).toMatch(BARE_CHALLENGE);
+  });
+});
