@@ -53,7 +53,7 @@ export class SqliteEventStore implements EventStore {
   private readonly listeners = new Set<() => void>();
   private readonly insert: Statement;
   private readonly lastRevision: Statement;
-  private readonly byEventId: Statement;
+  private readonly idsFrom: Statement;
   private readonly streamPage: Statement;
   private readonly head: Statement;
   private readonly allPages = new Map<string, Statement>();
@@ -63,7 +63,7 @@ export class SqliteEventStore implements EventStore {
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position INTEGER PRIMARY KEY AUTOINCREMENT,
-        event_id TEXT NOT NULL UNIQUE,
+        event_id TEXT NOT NULL,
         stream_id TEXT NOT NULL,
         revision INTEGER NOT NULL,
         type TEXT NOT NULL,
@@ -76,7 +76,7 @@ export class SqliteEventStore implements EventStore {
       'INSERT INTO events (event_id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.lastRevision = this.db.prepare('SELECT MAX(revision) AS r FROM events WHERE stream_id = ?').pluck();
-    this.byEventId = this.db.prepare('SELECT stream_id, revision, position FROM events WHERE event_id = ?');
+    this.idsFrom = this.db.prepare('SELECT event_id, revision, position FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?');
     this.streamPage = this.db.prepare(
       'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?',
     );
@@ -95,9 +95,9 @@ export class SqliteEventStore implements EventStore {
   }
 
   private readonly appendOne = (p: PendingAppend): AppendResult => {
-    const replay = this.previousAppend(p);
-    if (replay) return replay;
     const current = (this.lastRevision.get(p.streamId) as number | null) ?? -1;
+    const replay = this.previousAppend(p, current);
+    if (replay) return replay;
     checkExpectedRevision(p.streamId, p.expected, current);
     let revision = current;
     let position = 0;
@@ -109,18 +109,21 @@ export class SqliteEventStore implements EventStore {
     return { nextRevision: revision, position };
   };
 
-  /** Idempotent appends, as in EventStoreDB: the same event ids, in the same stream, append nothing twice. */
-  private previousAppend(p: PendingAppend): AppendResult | undefined {
-    const first = this.byEventId.get(p.events[0].id) as { stream_id: string; revision: number; position: number } | undefined;
-    if (!first) return undefined;
-    let last = first;
-    for (let i = 0; i < p.events.length; i++) {
-      const row = i === 0 ? first : (this.byEventId.get(p.events[i].id) as typeof first | undefined);
-      if (!row || row.stream_id !== p.streamId || row.revision !== first.revision + i) {
-        throw new IdempotencyConflictError(p.streamId);
-      }
-      last = row;
-    }
+  /**
+   * Idempotent appends, as EventStoreDB does them: when the events just after the expected
+   * revision (or, for `any` and `stream_exists`, the last ones) carry the same ids, the
+   * append already happened and its result is returned. Checked within the stream only, so
+   * no log-wide index on event ids slows every write.
+   */
+  private previousAppend(p: PendingAppend, current: number): AppendResult | undefined {
+    const n = p.events.length;
+    const from = typeof p.expected === 'number' ? p.expected + 1 : p.expected === 'no_stream' ? 0 : current - n + 1;
+    if (current < 0 || from < 0 || from > current) return undefined;
+    const rows = this.idsFrom.all(p.streamId, from, n) as Array<{ event_id: string; revision: number; position: number }>;
+    const same = rows.filter((r, i) => r.event_id === p.events[i].id).length;
+    if (same === 0) return undefined;
+    if (same < n) throw new IdempotencyConflictError(p.streamId);
+    const last = rows[n - 1];
     return { nextRevision: last.revision, position: last.position };
   }
 
@@ -131,15 +134,17 @@ export class SqliteEventStore implements EventStore {
     const outcomes: Array<{ ok: true; value: AppendResult } | { ok: false; error: unknown }> = [];
     const one = this.db.transaction(this.appendOne);
     try {
-      this.db.transaction(() => {
-        for (const p of batch) {
-          try {
-            outcomes.push({ ok: true, value: one(p) });
-          } catch (error) {
-            outcomes.push({ ok: false, error });
+      this.db
+        .transaction(() => {
+          for (const p of batch) {
+            try {
+              outcomes.push({ ok: true, value: one(p) });
+            } catch (error) {
+              outcomes.push({ ok: false, error });
+            }
           }
-        }
-      })();
+        })
+        .immediate();
     } catch (error) {
       for (const p of batch) p.reject(error);
       return;
