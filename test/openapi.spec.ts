@@ -201,7 +201,7 @@ describe('expectResponseMatches rejects departures from the contract', () => {
     ['an error code the status does not allow', 'token', 'POST', '/token', { status: 400, headers: JSON_HEADERS, body: { error: 'invalid_client' } }, /error must be equal to one of/],
     ['a missing Cache-Control header', 'token', 'POST', '/token', { status: 200, headers: { ...JSON_HEADERS, pragma: 'no-cache' }, body: token }, /required header Cache-Control is missing/],
     ['a cacheable token response', 'token', 'POST', '/token', { status: 200, headers: { ...TOKEN_HEADERS, 'cache-control': 'max-age=60' }, body: token }, /header Cache-Control/],
-    ['an undeclared status', 'token', 'POST', '/token', { status: 404, headers: JSON_HEADERS, body: { error: 'x' } }, /status 404 is not declared/],
+    ['an undeclared status', 'token', 'POST', '/token', { status: 418, headers: JSON_HEADERS, body: { error: 'x' } }, /status 418 is not declared/],
     ['the wrong content type', 'token', 'POST', '/token', { status: 200, headers: { ...TOKEN_HEADERS, 'content-type': 'text/plain' }, body: 'x' }, /does not match the declared application\/json/],
     ['a missing content type', 'token', 'POST', '/token', { status: 200, headers: { 'cache-control': 'no-store', pragma: 'no-cache' }, body: token }, /Content-Type header is missing/],
     ['an empty body where one is required', 'token', 'POST', '/token', { status: 200, headers: TOKEN_HEADERS, body: '' }, /body is empty/],
