@@ -7,6 +7,7 @@ import { KeyRing } from '../crypto/key-ring.js';
 import { AggregateStore } from '../event-store/aggregate-store.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.port.js';
 import { SqliteEventStore } from '../event-store/sqlite-event-store.js';
+import { CachingReadStore } from '../read-store/caching-read-store.js';
 import { ProjectionRunner } from '../read-store/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../read-store/read-store.port.js';
 import { SqliteReadStore } from '../read-store/sqlite-read-store.js';
@@ -31,6 +32,9 @@ export async function createReadStore(config: Config): Promise<ReadStore> {
   return new SqliteReadStore(storeFile(config));
 }
 
+/** Views read on every request and changed rarely; they are served from memory. */
+const CACHED_VIEWS = ['tenants', 'clients', 'users'];
+
 /** Storage, projections, keys and time, shared by the auth, central and edge modules. */
 @Global()
 @Module({
@@ -38,7 +42,7 @@ export async function createReadStore(config: Config): Promise<ReadStore> {
     { provide: CONFIG, useFactory: () => loadConfig() },
     { provide: Clock, useClass: SystemClock },
     { provide: EVENT_STORE, inject: [CONFIG], useFactory: createEventStore },
-    { provide: READ_STORE, inject: [CONFIG], useFactory: createReadStore },
+    { provide: READ_STORE, inject: [CONFIG], useFactory: async (config: Config) => new CachingReadStore(await createReadStore(config), CACHED_VIEWS) },
     { provide: AggregateStore, inject: [EVENT_STORE], useFactory: (events: EventStore) => new AggregateStore(events) },
     {
       provide: ProjectionRunner,

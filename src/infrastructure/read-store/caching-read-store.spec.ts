@@ -1,0 +1,28 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CachingReadStore } from './caching-read-store.js';
+import { SqliteReadStore } from './sqlite-read-store.js';
+
+describe('caching read store', () => {
+  it('serves cached views from memory and never returns a document older than the last write', async () => {
+    const inner = new SqliteReadStore(join(mkdtempSync(join(tmpdir(), 'cache-')), 'r.db'));
+    const store = new CachingReadStore(inner, ['clients']);
+    await store.prepareView('clients', 1, []);
+    await store.commit('clients', [{ id: 'a', doc: { n: 1 }, position: 1 }], 1);
+    expect(await store.get('clients', 'a')).toEqual({ n: 1, _id: 'a', _position: 1 });
+    await inner.commit('clients', [{ id: 'a', doc: { n: 99 }, position: 2 }], 2);
+    expect((await store.get<{ n: number }>('clients', 'a'))?.n).toBe(1);
+    await store.commit('clients', [{ id: 'a', doc: { n: 2 }, position: 3 }], 3);
+    expect((await store.get<{ n: number }>('clients', 'a'))?.n).toBe(2);
+
+    const racing = store.get('clients', 'b');
+    await store.commit('clients', [{ id: 'b', doc: { n: 3 }, position: 4 }], 4);
+    expect(await racing).toBeNull();
+    expect((await store.get<{ n: number }>('clients', 'b'))?.n).toBe(3);
+
+    await store.resetView('clients', 2);
+    expect(await store.get('clients', 'a')).toBeNull();
+    await store.close();
+  });
+});
