@@ -46,13 +46,8 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async getMany<D>(view: string, ids: readonly string[]): Promise<Map<string, ViewDocument<D>>> {
-    const out = new Map<string, ViewDocument<D>>();
-    const s = this.stmt(`SELECT id, body, position FROM ${table(view)} WHERE id = ?`);
-    for (const id of ids) {
-      const row = s.get(id) as DocRow | undefined;
-      if (row) out.set(id, toDoc<D>(row));
-    }
-    return out;
+    const rows = this.stmt(`SELECT v.id, v.body, v.position FROM json_each(?) AS j JOIN ${table(view)} AS v ON v.id = j.value ORDER BY j.key`).all(JSON.stringify(ids)) as DocRow[];
+    return new Map(rows.map((r) => [r.id, toDoc<D>(r)]));
   }
 
   async find<D>(view: string, filter: Record<string, Scalar>, options: FindOptions = {}): Promise<ViewDocument<D>[]> {
