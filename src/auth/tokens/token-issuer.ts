@@ -37,8 +37,12 @@ function halfHash(alg: SigningAlg, value: string): string {
 }
 
 /** Signs access tokens (RFC 9068) and ID tokens with the tenant's current key; verifies its own JWTs. */
+const VERIFIED_LIMIT = 20_000;
+
 @Injectable()
 export class TokenIssuer {
+  private readonly verified = new Map<string, DecodedJwt>();
+
   constructor(
     @Inject(KeyRing) private readonly keys: KeyRing,
     @Inject(Directory) private readonly directory: Directory,
@@ -108,11 +112,26 @@ export class TokenIssuer {
     };
   }
 
-  /** Verifies a JWT this tenant signed (signature, issuer, and `typ` when given); expiry is the caller's to check. */
+  /**
+   * Verifies a JWT this tenant signed (signature, issuer, and `typ` when given); expiry and
+   * revocation are the caller's to check. Tokens that passed are remembered by their exact
+   * text, so a token presented again costs no signature check.
+   */
   async verify(tenantId: string, token: string, typ?: string): Promise<DecodedJwt | undefined> {
+    const key = `${tenantId} ${token}`;
+    let decoded = this.verified.get(key);
+    if (!decoded) {
+      decoded = await this.checkSignature(tenantId, token);
+      if (!decoded) return undefined;
+      if (this.verified.size >= VERIFIED_LIMIT) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(key, decoded);
+    }
+    return !typ || decoded.header.typ === typ ? decoded : undefined;
+  }
+
+  private async checkSignature(tenantId: string, token: string): Promise<DecodedJwt | undefined> {
     const decoded = token.length < 8192 ? decodeJwt(token) : undefined;
     if (!decoded || typeof decoded.header.kid !== 'string') return undefined;
-    if (typ && decoded.header.typ !== typ) return undefined;
     const key = await this.keys.find(tenantId, decoded.header.kid);
     if (!key || !signatureValid(decoded, key.publicKey, key.alg)) return undefined;
     if (decoded.payload.iss !== this.directory.issuer(tenantId)) return undefined;

@@ -35,8 +35,9 @@ const CACHE_LIMIT = 20_000;
 /**
  * Runs a decider over one stream: fold, decide, append with the expected revision
  * (optimistic concurrency), and on a conflict fold again and decide again. Folded states
- * are cached per stream and caught up from their revision, never trusted without the
- * expected-revision check.
+ * are cached per stream: with an exclusive store they are current (every append of this
+ * process passes here); otherwise they are caught up from their revision. Either way the
+ * expected-revision check guards every append.
  */
 export class AggregateStore {
   private readonly cache = new Map<string, Cached>();
@@ -45,6 +46,7 @@ export class AggregateStore {
 
   async load<E extends DomainEvent, S>(streamId: string, decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>): Promise<{ state: S; revision: number }> {
     const cached = this.cache.get(streamId);
+    if (cached && this.events.exclusive) return { state: cached.state as S, revision: cached.revision };
     const from = cached ? cached.revision + 1 : 0;
     const recorded = await this.events.readStream(streamId, { fromRevision: from });
     const base = (cached?.state as S | undefined) ?? decider.initialState;
@@ -66,12 +68,14 @@ export class AggregateStore {
         return { events: decided, state: next, position: result.position };
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError) || attempt >= attempts) throw error;
+        this.cache.delete(streamId);
       }
     }
   }
 
   /** Appends facts that need no decision (nothing to check against the stream's state). */
   async record(streamId: string, events: readonly DomainEvent[], ctx: CommandContext): Promise<number> {
+    this.cache.delete(streamId);
     return (await this.events.append(streamId, toEventData(events, ctx), 'any')).position;
   }
 

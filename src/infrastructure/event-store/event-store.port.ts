@@ -68,6 +68,11 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
 }
 
 export interface EventStore {
+  /**
+   * True when this process is the only writer of the log (the embedded file), so state
+   * folded here cannot miss an append made elsewhere.
+   */
+  readonly exclusive: boolean;
   append(streamId: string, events: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Events of one stream in revision order; an absent stream reads as empty. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;

@@ -45,6 +45,8 @@ const QUEUE_LOW = 256;
  * `$all`; system streams and `$`-typed events are never returned.
  */
 export class EventStoreDbEventStore implements EventStore {
+  /** Several servers may append to one EventStoreDB. */
+  readonly exclusive = false;
   private readonly client: EventStoreDBClient;
   private readonly ownsClient: boolean;
 

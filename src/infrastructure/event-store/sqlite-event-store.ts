@@ -47,6 +47,9 @@ export class IdempotencyConflictError extends Error {
  * commit): every append in the batch shares one fsync, and no promise resolves before it.
  */
 export class SqliteEventStore implements EventStore {
+  /** One server process per file: the embedded store is not shared between processes while it serves. */
+  readonly exclusive = true;
+  private head: number;
   private readonly db: SqliteDatabase;
   private queue: PendingAppend[] = [];
   private flushScheduled = false;
@@ -55,7 +58,6 @@ export class SqliteEventStore implements EventStore {
   private readonly lastRevision: Statement;
   private readonly idsFrom: Statement;
   private readonly streamPage: Statement;
-  private readonly head: Statement;
   private readonly allPages = new Map<string, Statement>();
 
   constructor(file: string) {
@@ -80,7 +82,7 @@ export class SqliteEventStore implements EventStore {
     this.streamPage = this.db.prepare(
       'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?',
     );
-    this.head = this.db.prepare('SELECT MAX(position) FROM events').pluck();
+    this.head = (this.db.prepare('SELECT MAX(position) FROM events').pluck().get() as number | null) ?? 0;
   }
 
   append(streamId: string, events: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -151,8 +153,10 @@ export class SqliteEventStore implements EventStore {
     }
     batch.forEach((p, i) => {
       const o = outcomes[i];
-      if (o.ok) p.resolve(o.value);
-      else p.reject(o.error);
+      if (o.ok) {
+        this.head = Math.max(this.head, o.value.position);
+        p.resolve(o.value);
+      } else p.reject(o.error);
     });
     if (outcomes.some((o) => o.ok)) for (const l of this.listeners) l();
   }
@@ -229,7 +233,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async headPosition(): Promise<number> {
-    return (this.head.get() as number | null) ?? 0;
+    return this.head;
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { IndexSpec } from '../../../projections/projection.js';
-import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewDocument, ViewState } from './read-store.port.js';
+import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewCommit, ViewDocument, ViewState } from './read-store.port.js';
 
 const LIMIT = 10_000;
 
@@ -42,13 +42,18 @@ export class CachingReadStore implements ReadStore {
     return this.inner.find<D>(view, filter, options);
   }
 
-  async commit(view: string, writes: readonly DocumentWrite[], checkpoint: number): Promise<void> {
-    const cache = this.caches.get(view);
-    this.generation++;
-    for (const w of writes) cache?.delete(w.id);
-    await this.inner.commit(view, writes, checkpoint);
-    this.generation++;
-    for (const w of writes) cache?.delete(w.id);
+  commit(view: string, writes: readonly DocumentWrite[], checkpoint: number): Promise<void> {
+    return this.commitAll([{ view, writes, checkpoint }]);
+  }
+
+  async commitAll(commits: readonly ViewCommit[]): Promise<void> {
+    const drop = () => {
+      this.generation++;
+      for (const c of commits) for (const w of c.writes) this.caches.get(c.view)?.delete(w.id);
+    };
+    drop();
+    await this.inner.commitAll(commits);
+    drop();
   }
 
   viewState(view: string): Promise<ViewState | null> {

@@ -11,7 +11,8 @@ import {
   type Sort,
 } from 'mongodb';
 import type { IndexSpec } from '../../../projections/projection.js';
-import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewDocument, ViewState } from './read-store.port.js';
+import type { DocumentWrite,
+  ViewCommit, FindOptions, ReadStore, Scalar, ViewDocument, ViewState } from './read-store.port.js';
 
 const VIEW_NAME = /^[a-z][a-z0-9_]*$/;
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
@@ -104,15 +105,20 @@ export class MongoReadStore implements ReadStore {
   }
 
   async commit(view: string, writes: readonly DocumentWrite[], checkpoint: number): Promise<void> {
-    const collection = this.view(view);
-    const operations: AnyBulkWriteOperation<StoredDocument>[] = writes.map((w) =>
-      w.doc
-        ? { replaceOne: { filter: { _id: w.id }, replacement: toStored(w.doc, w.position), upsert: true } }
-        : { deleteOne: { filter: { _id: w.id } } },
-    );
+    return this.commitAll([{ view, writes, checkpoint }]);
+  }
+
+  async commitAll(commits: readonly ViewCommit[]): Promise<void> {
     await this.transaction(async (session) => {
-      if (operations.length > 0) await collection.bulkWrite(operations, { session, ordered: true });
-      await this.state.updateOne({ _id: view, position: { $lt: checkpoint } }, { $set: { position: checkpoint } }, { session });
+      for (const { view, writes, checkpoint } of commits) {
+        const operations: AnyBulkWriteOperation<StoredDocument>[] = writes.map((w) =>
+          w.doc
+            ? { replaceOne: { filter: { _id: w.id }, replacement: toStored(w.doc, w.position), upsert: true } }
+            : { deleteOne: { filter: { _id: w.id } } },
+        );
+        if (operations.length > 0) await this.view(view).bulkWrite(operations, { session, ordered: true });
+        await this.state.updateOne({ _id: view, position: { $lt: checkpoint } }, { $set: { position: checkpoint } }, { session });
+      }
     });
   }
 

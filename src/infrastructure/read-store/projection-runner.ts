@@ -1,6 +1,6 @@
 import type { Projection, ProjectedEvent } from '../../../projections/projection.js';
 import type { EventStore, RecordedEvent, Subscription } from '../event-store/event-store.port.js';
-import type { DocumentWrite, ReadStore } from './read-store.port.js';
+import type { DocumentWrite, ReadStore, ViewCommit } from './read-store.port.js';
 
 interface Waiter {
   views: readonly string[];
@@ -19,6 +19,7 @@ export class ProjectionLagError extends Error {
 
 const REBUILD_PAGE = 5000;
 const RETRY_MS = 1000;
+const CHECKPOINT_EVERY_MS = 1000;
 
 /**
  * Follows the event log and folds it into every view. Each view keeps its own checkpoint,
@@ -35,6 +36,7 @@ export class ProjectionRunner {
   private draining?: Promise<void>;
   private failure?: Error;
   private stopped = false;
+  private lastFullCheckpoint = 0;
   /** Where failures are reported; the Nest module passes its logger. */
   logger?: (message: string) => void;
 
@@ -102,6 +104,7 @@ export class ProjectionRunner {
     await this.subscription?.close();
     await this.loop;
     await this.draining;
+    if (this.subscription) await this.persistCheckpoints();
     for (const w of this.waiters) {
       clearTimeout(w.timer);
       w.reject(new Error('projection runner stopped'));
@@ -151,44 +154,66 @@ export class ProjectionRunner {
     let count = 0;
     for (;;) {
       const page = await this.events.readAll({ afterPosition: after, maxCount: REBUILD_PAGE });
-      if (page.length === 0) return count;
+      if (page.length === 0) {
+        await this.persistCheckpoints();
+        return count;
+      }
       await this.applyBatch(page);
       count += page.length;
       after = page[page.length - 1].position;
     }
   }
 
+  /**
+   * Folds a batch into every view and commits all changed views in one atomic step. A view
+   * the batch does not touch only moves its checkpoint in memory; its stored checkpoint
+   * follows with the next commit at least once a second, so a restart re-reads little.
+   */
   private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
     const last = batch[batch.length - 1].position;
+    const persistAll = Date.now() - this.lastFullCheckpoint >= CHECKPOINT_EVERY_MS;
+    const commits: ViewCommit[] = [];
     for (const p of this.projections) {
       const checkpoint = this.position(p.view);
       if (last <= checkpoint) continue;
-      const types = this.typeSets.get(p.view)!;
-      const targets: Array<[string, ProjectedEvent]> = [];
-      for (const e of batch) {
-        if (e.position <= checkpoint || !types.has(e.type)) continue;
-        const id = p.documentId(e);
-        if (id !== undefined) targets.push([id, e]);
-      }
-      const writes = new Map<string, DocumentWrite>();
-      if (targets.length) {
-        const stored = await this.store.getMany<Record<string, unknown>>(p.view, [...new Set(targets.map(([id]) => id))]);
-        for (const [id, e] of targets) {
-          const pending = writes.get(id);
-          let doc: Record<string, unknown> | null;
-          if (pending) doc = pending.doc;
-          else {
-            const found = stored.get(id);
-            if (found && found._position >= e.position) continue;
-            doc = found ? stripMeta(found) : null;
-          }
-          writes.set(id, { id, doc: p.apply(doc, e), position: e.position });
-        }
-      }
-      await this.store.commit(p.view, [...writes.values()], last);
-      this.checkpoints.set(p.view, last);
+      const writes = await this.fold(p, batch, checkpoint);
+      if (writes.length || persistAll) commits.push({ view: p.view, writes, checkpoint: last });
     }
+    if (commits.length) await this.store.commitAll(commits);
+    if (persistAll) this.lastFullCheckpoint = Date.now();
+    for (const p of this.projections) if (this.position(p.view) < last) this.checkpoints.set(p.view, last);
     this.settleWaiters();
+  }
+
+  /** Stores every view's checkpoint as it is in memory. */
+  private async persistCheckpoints(): Promise<void> {
+    await this.store.commitAll(this.projections.map((p) => ({ view: p.view, writes: [], checkpoint: this.position(p.view) })));
+    this.lastFullCheckpoint = Date.now();
+  }
+
+  private async fold(p: Projection<any>, batch: readonly RecordedEvent[], checkpoint: number): Promise<DocumentWrite[]> {
+    const types = this.typeSets.get(p.view)!;
+    const targets: Array<[string, ProjectedEvent]> = [];
+    for (const e of batch) {
+      if (e.position <= checkpoint || !types.has(e.type)) continue;
+      const id = p.documentId(e);
+      if (id !== undefined) targets.push([id, e]);
+    }
+    if (!targets.length) return [];
+    const writes = new Map<string, DocumentWrite>();
+    const stored = await this.store.getMany<Record<string, unknown>>(p.view, [...new Set(targets.map(([id]) => id))]);
+    for (const [id, e] of targets) {
+      const pending = writes.get(id);
+      let doc: Record<string, unknown> | null;
+      if (pending) doc = pending.doc;
+      else {
+        const found = stored.get(id);
+        if (found && found._position >= e.position) continue;
+        doc = found ? stripMeta(found) : null;
+      }
+      writes.set(id, { id, doc: p.apply(doc, e), position: e.position });
+    }
+    return [...writes.values()];
   }
 
   private settleWaiters(): void {

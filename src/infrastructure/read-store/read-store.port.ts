@@ -10,6 +10,13 @@ export interface DocumentWrite {
   position: number;
 }
 
+/** The writes of one view and the checkpoint it reaches with them. */
+export interface ViewCommit {
+  view: string;
+  writes: readonly DocumentWrite[];
+  checkpoint: number;
+}
+
 export type Scalar = string | number | boolean | null;
 
 export interface FindOptions {
@@ -36,6 +43,8 @@ export interface ReadStore {
   find<D>(view: string, filter: Record<string, Scalar>, options?: FindOptions): Promise<ViewDocument<D>[]>;
   /** Writes documents and moves the view's checkpoint in one atomic step. */
   commit(view: string, writes: readonly DocumentWrite[], checkpoint: number): Promise<void>;
+  /** `commit` for several views at once, all or nothing. */
+  commitAll(commits: readonly ViewCommit[]): Promise<void>;
   viewState(view: string): Promise<ViewState | null>;
   /** Creates the view's indexes and, when the version changed, empties it and resets its checkpoint. */
   prepareView(view: string, version: number, indexes: readonly IndexSpec[]): Promise<void>;

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { IndexSpec } from '../../../projections/projection.js';
 import { openDatabase, type SqliteDatabase } from '../sqlite/open-database.js';
-import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewDocument, ViewState } from './read-store.port.js';
+import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewCommit, ViewDocument, ViewState } from './read-store.port.js';
 
 const VIEW_NAME = /^[a-z][a-z0-9_]*$/;
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
@@ -60,18 +60,22 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async commit(view: string, writes: readonly DocumentWrite[], checkpoint: number): Promise<void> {
-    const t = table(view);
-    const upsert = this.stmt(
-      `INSERT INTO ${t} (id, body, position) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body, position = excluded.position`,
-    );
-    const remove = this.stmt(`DELETE FROM ${t} WHERE id = ?`);
+    return this.commitAll([{ view, writes, checkpoint }]);
+  }
+
+  async commitAll(commits: readonly ViewCommit[]): Promise<void> {
     const state = this.stmt('UPDATE view_state SET position = ? WHERE view = ? AND position < ?');
     this.db.transaction(() => {
-      for (const w of writes) {
-        if (w.doc) upsert.run(w.id, JSON.stringify(w.doc), w.position);
-        else remove.run(w.id);
+      for (const { view, writes, checkpoint } of commits) {
+        const t = table(view);
+        const upsert = this.stmt(`INSERT INTO ${t} (id, body, position) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body, position = excluded.position`);
+        const remove = this.stmt(`DELETE FROM ${t} WHERE id = ?`);
+        for (const w of writes) {
+          if (w.doc) upsert.run(w.id, JSON.stringify(w.doc), w.position);
+          else remove.run(w.id);
+        }
+        state.run(checkpoint, view, checkpoint);
       }
-      state.run(checkpoint, view, checkpoint);
     })();
   }
 
