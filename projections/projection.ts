@@ -28,8 +28,8 @@ export interface Projection<D extends object = Record<string, unknown>> {
   /** Event types this view follows; others never reach `apply`. */
   readonly eventTypes: readonly string[];
   readonly indexes: readonly IndexSpec[];
-  /** The id of the document an event touches, or undefined when it touches none. */
-  documentId(event: ProjectedEvent): string | undefined;
-  /** Document (or nothing) in, document (or nothing) out. */
-  apply(doc: D | null, event: ProjectedEvent): D | null;
+  /** The id of the document an event touches (or the ids, when it touches several), or undefined. */
+  documentId(event: ProjectedEvent): string | readonly string[] | undefined;
+  /** Document (or nothing) in, document (or nothing) out; `id` says which document, when an event touches several. */
+  apply(doc: D | null, event: ProjectedEvent, id: string): D | null;
 }

@@ -1,10 +1,6 @@
 import type { Projection } from './projection.js';
 
-/**
- * Sessions keyed `<tenant>/<session id>`: who, since when, and what was revoked. Rotated
- * refresh tokens are listed here (one rotation marks the old hash) so that introspection
- * reads two documents at most.
- */
+/** Sessions keyed `<tenant>/<session id>`: who, since when, and what was revoked. */
 export interface SessionView {
   tenantId: string;
   sessionId: string;
@@ -15,28 +11,25 @@ export interface SessionView {
   revokedAt?: string;
   revokedReason?: string;
   revokedGrants: string[];
-  rotatedRefresh: string[];
 }
 
 export const sessionKey = (tenantId: string, sessionId: string) => `${tenantId}/${sessionId}`;
 
 export const sessionsProjection: Projection<SessionView> = {
   view: 'sessions',
-  version: 1,
-  eventTypes: ['SessionStarted', 'UserAuthenticated', 'RefreshRotated', 'GrantRevoked', 'SessionRevoked'],
+  version: 2,
+  eventTypes: ['SessionStarted', 'UserAuthenticated', 'GrantRevoked', 'SessionRevoked'],
   indexes: [{ fields: ['tenantId', 'userId'] }],
   documentId: (e) => sessionKey(e.data.tenantId, e.data.sessionId),
   apply(doc, e) {
     const d = e.data;
     if (e.type === 'SessionStarted') {
-      return { tenantId: d.tenantId, sessionId: d.sessionId, userId: d.userId, authTime: d.authTime, startedAt: e.metadata.occurredAt, revoked: false, revokedGrants: [], rotatedRefresh: [] };
+      return { tenantId: d.tenantId, sessionId: d.sessionId, userId: d.userId, authTime: d.authTime, startedAt: e.metadata.occurredAt, revoked: false, revokedGrants: [] };
     }
     if (!doc) return null;
     switch (e.type) {
       case 'UserAuthenticated':
         return { ...doc, authTime: d.authTime };
-      case 'RefreshRotated':
-        return { ...doc, rotatedRefresh: [...doc.rotatedRefresh, d.fromHash] };
       case 'GrantRevoked':
         return { ...doc, revokedGrants: [...doc.revokedGrants, d.grantId] };
       case 'SessionRevoked':

@@ -2,8 +2,8 @@ import type { Projection, ProjectedEvent } from './projection.js';
 
 /**
  * Every issued token, for introspection: access tokens keyed `<tenant>/at/<jti>`, refresh
- * tokens keyed `<tenant>/rt/<sha256>`. Revocation of a whole session or grant is read from
- * the `sessions` view next to it.
+ * tokens keyed `<tenant>/rt/<sha256>`; a rotation marks the old refresh token and creates the
+ * new one. Revocation of a whole session or grant is read from the `sessions` view.
  */
 export interface TokenView {
   tenantId: string;
@@ -24,7 +24,7 @@ export interface TokenView {
 export const accessTokenKey = (tenantId: string, jti: string) => `${tenantId}/at/${jti}`;
 export const refreshTokenKey = (tenantId: string, hash: string) => `${tenantId}/rt/${hash}`;
 
-function documentId(e: ProjectedEvent): string | undefined {
+function documentId(e: ProjectedEvent): string | readonly string[] | undefined {
   const d = e.data;
   switch (e.type) {
     case 'AccessTokenIssued':
@@ -32,7 +32,7 @@ function documentId(e: ProjectedEvent): string | undefined {
     case 'RefreshTokenIssued':
       return refreshTokenKey(d.tenantId, d.refreshHash);
     case 'RefreshRotated':
-      return refreshTokenKey(d.tenantId, d.toHash);
+      return [refreshTokenKey(d.tenantId, d.toHash), refreshTokenKey(d.tenantId, d.fromHash)];
     case 'TokenRevoked':
       return d.jti ? accessTokenKey(d.tenantId, d.jti) : d.refreshHash ? refreshTokenKey(d.tenantId, d.refreshHash) : undefined;
     default:
@@ -42,12 +42,13 @@ function documentId(e: ProjectedEvent): string | undefined {
 
 export const tokensProjection: Projection<TokenView> = {
   view: 'tokens',
-  version: 1,
+  version: 2,
   eventTypes: ['AccessTokenIssued', 'RefreshTokenIssued', 'RefreshRotated', 'TokenRevoked'],
   indexes: [{ fields: ['tenantId', 'sessionId'] }],
   documentId,
-  apply(doc, e) {
+  apply(doc, e, id) {
     const d = e.data;
+    if (e.type === 'RefreshRotated' && id === refreshTokenKey(d.tenantId, d.fromHash)) return doc ? { ...doc, status: 'rotated' } : null;
     switch (e.type) {
       case 'AccessTokenIssued':
         return {

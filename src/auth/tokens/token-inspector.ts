@@ -40,7 +40,7 @@ export class TokenInspector {
     const order: TokenHint[] = hint === 'refresh_token' ? ['refresh_token', 'access_token'] : ['access_token', 'refresh_token'];
     for (const kind of order) {
       const found = kind === 'access_token' ? await this.findAccess(tenantId, token) : await this.findRefresh(tenantId, token);
-      if (found) return { ...found, active: await this.isActive(found.token, found.hash) };
+      if (found) return { ...found, active: await this.isActive(found.token) };
     }
     return undefined;
   }
@@ -60,12 +60,11 @@ export class TokenInspector {
     return doc && doc.tenantId === tenantId ? { token: doc, hash } : undefined;
   }
 
-  private async isActive(t: TokenView, hash?: string): Promise<boolean> {
+  private async isActive(t: TokenView): Promise<boolean> {
     if (t.status !== 'active' || t.expiresAt <= this.clock.now().getTime() / 1000) return false;
     if (!t.sessionId) return true;
     const session = await this.reads.get<SessionView>('sessions', sessionKey(t.tenantId, t.sessionId));
     if (!session || session.revoked) return false;
-    if (t.grantId && session.revokedGrants.includes(t.grantId)) return false;
-    return !(hash && session.rotatedRefresh.includes(hash));
+    return !(t.grantId && session.revokedGrants.includes(t.grantId));
   }
 }

@@ -43,12 +43,18 @@ export function publicKeyFromJwk(jwk: Jwk): KeyObject {
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-/** Compact JWS (RFC 7515) over a JSON payload. */
-export function signJwt(header: Record<string, unknown> & { alg: SigningAlg }, payload: Record<string, unknown>, key: KeyObject): string {
+/**
+ * Compact JWS (RFC 7515) over a JSON payload. The signature is computed on libuv's thread
+ * pool (the callback form of `crypto.sign`), so signing runs beside the request thread.
+ */
+export function signJwt(header: Record<string, unknown> & { alg: SigningAlg }, payload: Record<string, unknown>, key: KeyObject): Promise<string> {
   const input = `${b64(header)}.${b64(payload)}`;
   const spec = SPECS[header.alg];
-  const signature = sign(spec.hash, Buffer.from(input), spec.dsaEncoding ? { key, dsaEncoding: spec.dsaEncoding } : key);
-  return `${input}.${signature.toString('base64url')}`;
+  return new Promise((resolve, reject) =>
+    sign(spec.hash, Buffer.from(input), spec.dsaEncoding ? { key, dsaEncoding: spec.dsaEncoding } : key, (err, signature) =>
+      err ? reject(err) : resolve(`${input}.${signature.toString('base64url')}`),
+    ),
+  );
 }
 
 export interface DecodedJwt {
@@ -70,9 +76,11 @@ export function decodeJwt(token: string): (DecodedJwt & { input: string; signatu
   }
 }
 
-/** Checks the signature of a decoded JWS against a key of the given algorithm; `alg: none` never passes. */
-export function signatureValid(decoded: NonNullable<ReturnType<typeof decodeJwt>>, key: KeyObject, alg: SigningAlg): boolean {
-  if (decoded.header.alg !== alg) return false;
+/** Checks the signature of a decoded JWS against a key of the given algorithm (on the thread pool); `alg: none` never passes. */
+export function signatureValid(decoded: NonNullable<ReturnType<typeof decodeJwt>>, key: KeyObject, alg: SigningAlg): Promise<boolean> {
+  if (decoded.header.alg !== alg) return Promise.resolve(false);
   const spec = SPECS[alg];
-  return verify(spec.hash, Buffer.from(decoded.input), spec.dsaEncoding ? { key, dsaEncoding: spec.dsaEncoding } : key, decoded.signature);
+  return new Promise((resolve) =>
+    verify(spec.hash, Buffer.from(decoded.input), spec.dsaEncoding ? { key, dsaEncoding: spec.dsaEncoding } : key, decoded.signature, (err, ok) => resolve(!err && ok)),
+  );
 }

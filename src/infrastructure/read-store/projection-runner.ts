@@ -196,8 +196,9 @@ export class ProjectionRunner {
     const targets: Array<[string, ProjectedEvent]> = [];
     for (const e of batch) {
       if (e.position <= checkpoint || !types.has(e.type)) continue;
-      const id = p.documentId(e);
-      if (id !== undefined) targets.push([id, e]);
+      const ids = p.documentId(e);
+      if (typeof ids === 'string') targets.push([ids, e]);
+      else if (ids) for (const id of ids) targets.push([id, e]);
     }
     if (!targets.length) return [];
     const writes = new Map<string, DocumentWrite>();
@@ -211,7 +212,7 @@ export class ProjectionRunner {
         if (found && found._position >= e.position) continue;
         doc = found ? stripMeta(found) : null;
       }
-      writes.set(id, { id, doc: p.apply(doc, e), position: e.position });
+      writes.set(id, { id, doc: p.apply(doc, e, id), position: e.position });
     }
     return [...writes.values()];
   }

@@ -39,12 +39,15 @@ export class ClientCredentialsGrant implements Grant {
       issuedAt: now,
       expiresAt: now + tenant.accessTokenTtl,
     };
-    await this.aggregates.record(streams.clientTokens(tenant.tenantId, client.clientId), [{ type: 'AccessTokenIssued', data }], {
-      tenantId: tenant.tenantId,
-      actor: `client:${client.clientId}`,
-      now: this.clock.now(),
-    });
-    const accessToken = await this.tokens.accessToken(tenant, { ...data, clientId: client.clientId });
+    // Signed while the event is being made durable; answered only once both are done.
+    const [accessToken] = await Promise.all([
+      this.tokens.accessToken(tenant, data),
+      this.aggregates.record(streams.clientTokens(tenant.tenantId, client.clientId), [{ type: 'AccessTokenIssued', data }], {
+        tenantId: tenant.tenantId,
+        actor: `client:${client.clientId}`,
+        now: this.clock.now(),
+      }),
+    ]);
     return { access_token: accessToken, token_type: 'Bearer', expires_in: tenant.accessTokenTtl, ...(scope.length ? { scope: scope.join(' ') } : {}) };
   }
 }
