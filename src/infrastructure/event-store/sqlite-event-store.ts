@@ -1,8 +1,9 @@
 import type { Statement } from 'better-sqlite3';
 import { openDatabase, type SqliteDatabase } from '../sqlite/open-database.js';
+import { SqliteWriter } from '../sqlite/sqlite-writer.js';
+import { EVENTS_SCHEMA, type WriterAppend, type WriterError, type WriterOutcome } from '../sqlite/sqlite-writer.thread.js';
 import {
   type AppendResult,
-  checkExpectedRevision,
   type EventData,
   type EventFilter,
   type EventStore,
@@ -11,12 +12,11 @@ import {
   type ReadStreamOptions,
   type RecordedEvent,
   type Subscription,
+  WrongExpectedRevisionError,
 } from './event-store.port.js';
 
 interface PendingAppend {
-  streamId: string;
-  events: readonly EventData[];
-  expected: ExpectedRevision;
+  append: WriterAppend;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
 }
@@ -41,124 +41,79 @@ export class IdempotencyConflictError extends Error {
   }
 }
 
+function toError(e: WriterError): Error {
+  switch (e.kind) {
+    case 'wrong_revision':
+      return new WrongExpectedRevisionError(e.streamId, e.expected, e.actual);
+    case 'idempotency':
+      return new IdempotencyConflictError(e.streamId);
+    default:
+      return new Error(`event store: ${e.message}`);
+  }
+}
+
 /**
- * The embedded event store: one SQLite file in WAL mode with `synchronous=FULL`.
- * Appends queue up and are written by one transaction per turn of the event loop (group
- * commit): every append in the batch shares one fsync, and no promise resolves before it.
+ * The embedded event store: one SQLite file in WAL mode with `synchronous=FULL`. Appends are
+ * written by a writer thread (see sqlite-writer.ts) in one transaction per batch: the appends
+ * that arrive while a batch is being committed form the next one (group commit), every append
+ * of a batch shares one fsync, and no promise resolves before it. Reads use this thread's own
+ * connection.
  */
 export class SqliteEventStore implements EventStore {
   /** One server process per file: the embedded store is not shared between processes while it serves. */
   readonly exclusive = true;
   private head: number;
   private readonly db: SqliteDatabase;
+  private readonly writer: SqliteWriter;
   private queue: PendingAppend[] = [];
-  private flushScheduled = false;
+  private inFlight: PendingAppend[] | undefined;
   private readonly listeners = new Set<() => void>();
-  private readonly insert: Statement;
-  private readonly lastRevision: Statement;
-  private readonly idsFrom: Statement;
   private readonly streamPage: Statement;
   private readonly allPages = new Map<string, Statement>();
 
   constructor(file: string) {
-    this.db = openDatabase(file, true);
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS events (
-        position INTEGER PRIMARY KEY AUTOINCREMENT,
-        event_id TEXT NOT NULL,
-        stream_id TEXT NOT NULL,
-        revision INTEGER NOT NULL,
-        type TEXT NOT NULL,
-        data TEXT NOT NULL,
-        metadata TEXT NOT NULL,
-        UNIQUE (stream_id, revision)
-      );
-      CREATE INDEX IF NOT EXISTS events_type ON events (type, position);`);
-    this.insert = this.db.prepare(
-      'INSERT INTO events (event_id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
-    );
-    this.lastRevision = this.db.prepare('SELECT MAX(revision) AS r FROM events WHERE stream_id = ?').pluck();
-    this.idsFrom = this.db.prepare('SELECT event_id, revision, position FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?');
-    this.streamPage = this.db.prepare(
-      'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?',
-    );
+    this.db = openDatabase(file, false);
+    this.db.exec(EVENTS_SCHEMA);
+    this.streamPage = this.db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?');
     this.head = (this.db.prepare('SELECT MAX(position) FROM events').pluck().get() as number | null) ?? 0;
+    this.writer = SqliteWriter.acquire(file);
   }
 
   append(streamId: string, events: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ streamId, events, expected, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.queue.push({ append: { streamId, events, expected }, resolve, reject });
+      if (!this.inFlight) this.send();
     });
   }
 
-  private readonly appendOne = (p: PendingAppend): AppendResult => {
-    const current = (this.lastRevision.get(p.streamId) as number | null) ?? -1;
-    const replay = this.previousAppend(p, current);
-    if (replay) return replay;
-    checkExpectedRevision(p.streamId, p.expected, current);
-    let revision = current;
-    let position = 0;
-    for (const e of p.events) {
-      revision += 1;
-      const info = this.insert.run(e.id, p.streamId, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata));
-      position = Number(info.lastInsertRowid);
-    }
-    return { nextRevision: revision, position };
-  };
-
-  /**
-   * Idempotent appends, as EventStoreDB does them: when the events just after the expected
-   * revision (or, for `any` and `stream_exists`, the last ones) carry the same ids, the
-   * append already happened and its result is returned. Checked within the stream only, so
-   * no log-wide index on event ids slows every write.
-   */
-  private previousAppend(p: PendingAppend, current: number): AppendResult | undefined {
-    const n = p.events.length;
-    const from = typeof p.expected === 'number' ? p.expected + 1 : p.expected === 'no_stream' ? 0 : current - n + 1;
-    if (current < 0 || from < 0 || from > current) return undefined;
-    const rows = this.idsFrom.all(p.streamId, from, n) as Array<{ event_id: string; revision: number; position: number }>;
-    const same = rows.filter((r, i) => r.event_id === p.events[i].id).length;
-    if (same === 0) return undefined;
-    if (same < n) throw new IdempotencyConflictError(p.streamId);
-    const last = rows[n - 1];
-    return { nextRevision: last.revision, position: last.position };
+  /** Sends the queued appends as one batch; the appends that arrive meanwhile form the next. */
+  private send(): void {
+    const batch = this.queue;
+    this.inFlight = batch;
+    this.queue = [];
+    this.writer.request({ type: 'append', appends: batch.map((p) => p.append) }).then(
+      (r) => this.settle(batch, r.outcomes ?? []),
+      (error) => {
+        for (const p of batch) p.reject(error);
+        this.settle([], []);
+      },
+    );
   }
 
-  private flush(): void {
-    this.flushScheduled = false;
-    const batch = this.queue;
-    this.queue = [];
-    const outcomes: Array<{ ok: true; value: AppendResult } | { ok: false; error: unknown }> = [];
-    const one = this.db.transaction(this.appendOne);
-    try {
-      this.db
-        .transaction(() => {
-          for (const p of batch) {
-            try {
-              outcomes.push({ ok: true, value: one(p) });
-            } catch (error) {
-              outcomes.push({ ok: false, error });
-            }
-          }
-        })
-        .immediate();
-    } catch (error) {
-      for (const p of batch) p.reject(error);
-      return;
-    }
+  private settle(batch: PendingAppend[], outcomes: WriterOutcome[]): void {
+    this.inFlight = undefined;
+    let appended = false;
     batch.forEach((p, i) => {
       const o = outcomes[i];
       if (o.ok) {
-        this.head = Math.max(this.head, o.value.position);
-        p.resolve(o.value);
-      } else p.reject(o.error);
+        appended = true;
+        this.head = Math.max(this.head, o.position);
+        p.resolve({ nextRevision: o.nextRevision, position: o.position });
+      } else p.reject(toError(o.error));
     });
-    if (outcomes.some((o) => o.ok)) for (const l of this.listeners) l();
+    if (this.queue.length) this.send();
+    if (appended) for (const l of this.listeners) l();
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -237,7 +192,8 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
-    if (this.queue.length) this.flush();
+    while (this.inFlight) await new Promise((r) => setImmediate(r));
+    await this.writer.release();
     this.db.close();
   }
 }

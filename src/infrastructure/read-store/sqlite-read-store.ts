@@ -1,6 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import type { IndexSpec } from '../../../projections/projection.js';
 import { openDatabase, type SqliteDatabase } from '../sqlite/open-database.js';
+import { SqliteWriter } from '../sqlite/sqlite-writer.js';
+import { VIEW_STATE_SCHEMA } from '../sqlite/sqlite-writer.thread.js';
 import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewCommit, ViewDocument, ViewState } from './read-store.port.js';
 
 const VIEW_NAME = /^[a-z][a-z0-9_]*$/;
@@ -20,15 +22,18 @@ function field(name: string): string {
 
 /**
  * Read models in the embedded SQLite file: one table per view, documents as JSON, secondary
- * indexes as expression indexes. The connection does not fsync: views are rebuilt from the log.
+ * indexes as expression indexes. Reads use this thread's connection; commits go through the
+ * file's writer thread, without fsync (views are rebuilt from the log).
  */
 export class SqliteReadStore implements ReadStore {
   private readonly db: SqliteDatabase;
   private readonly statements = new Map<string, Statement>();
+  private readonly writer: SqliteWriter;
 
   constructor(file: string) {
     this.db = openDatabase(file, false);
-    this.db.exec('CREATE TABLE IF NOT EXISTS view_state (view TEXT PRIMARY KEY, version INTEGER NOT NULL, position INTEGER NOT NULL)');
+    this.writer = SqliteWriter.acquire(file);
+    this.db.exec(VIEW_STATE_SCHEMA);
   }
 
   private stmt(sql: string): Statement {
@@ -63,20 +68,10 @@ export class SqliteReadStore implements ReadStore {
     return this.commitAll([{ view, writes, checkpoint }]);
   }
 
+  /** Written by the store's writer thread, so view commits never wait for an event append's lock. */
   async commitAll(commits: readonly ViewCommit[]): Promise<void> {
-    const state = this.stmt('UPDATE view_state SET position = ? WHERE view = ? AND position < ?');
-    this.db.transaction(() => {
-      for (const { view, writes, checkpoint } of commits) {
-        const t = table(view);
-        const upsert = this.stmt(`INSERT INTO ${t} (id, body, position) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body, position = excluded.position`);
-        const remove = this.stmt(`DELETE FROM ${t} WHERE id = ?`);
-        for (const w of writes) {
-          if (w.doc) upsert.run(w.id, JSON.stringify(w.doc), w.position);
-          else remove.run(w.id);
-        }
-        state.run(checkpoint, view, checkpoint);
-      }
-    })();
+    const response = await this.writer.request({ type: 'views', commits: commits.map((c) => ({ ...c, table: table(c.view) })) });
+    if (response.error) throw new Error(`read store: ${response.error}`);
   }
 
   async viewState(view: string): Promise<ViewState | null> {
@@ -103,6 +98,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async close(): Promise<void> {
+    await this.writer.release();
     this.db.close();
   }
 }

@@ -1,0 +1,176 @@
+/**
+ * The embedded store's one write connection, on its own thread: event appends (durable,
+ * fsync on commit) and view commits (no fsync; views are rebuilt from the log) never block
+ * the request thread, and never wait for each other's locks. `writerThread` is sent to the
+ * worker as source text (so it runs the same from `dist/` and under the test runner): it
+ * must stay self-contained, using only `require` and the worker's data.
+ */
+
+export const EVENTS_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id TEXT NOT NULL,
+    stream_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    UNIQUE (stream_id, revision)
+  );
+  CREATE INDEX IF NOT EXISTS events_type ON events (type, position);`;
+
+export const VIEW_STATE_SCHEMA = 'CREATE TABLE IF NOT EXISTS view_state (view TEXT PRIMARY KEY, version INTEGER NOT NULL, position INTEGER NOT NULL)';
+
+/** One append as it crosses to the writer. */
+export interface WriterAppend {
+  streamId: string;
+  events: ReadonlyArray<{ id: string; type: string; data: unknown; metadata: unknown }>;
+  expected: 'any' | 'no_stream' | 'stream_exists' | number;
+}
+
+export type WriterError =
+  | { kind: 'wrong_revision'; streamId: string; expected: WriterAppend['expected']; actual: number | 'no_stream' }
+  | { kind: 'idempotency'; streamId: string }
+  | { kind: 'failed'; message: string };
+
+export type WriterOutcome = { ok: true; nextRevision: number; position: number } | { ok: false; error: WriterError };
+
+/** The writes of one view table and the checkpoint they reach. */
+export interface WriterViewCommit {
+  view: string;
+  table: string;
+  writes: ReadonlyArray<{ id: string; doc: unknown; position: number }>;
+  checkpoint: number;
+}
+
+/** Main thread to writer: appends to commit in one transaction, view commits likewise, or the order to stop. */
+export type WriterRequest =
+  | { id: number; type: 'append'; appends: WriterAppend[] }
+  | { id: number; type: 'views'; commits: WriterViewCommit[] }
+  | { id: number; type: 'close' };
+
+/** Writer to main thread: the answer to request `id`. */
+export type WriterResponse = { id: number; outcomes?: WriterOutcome[]; error?: string };
+
+export interface WriterData {
+  file: string;
+  /** DDL of every table the writer prepares statements for (idempotent). */
+  schema: string;
+  /** Absolute path of the better-sqlite3 module, resolved by the main thread. */
+  driver: string;
+}
+
+export function writerThread(): void {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { parentPort, workerData } = require('node:worker_threads');
+  const Database = require(workerData.driver);
+  const db = new Database(workerData.file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('wal_autocheckpoint = 10000');
+  db.pragma('cache_size = -65536');
+  db.exec(workerData.schema);
+  const insert = db.prepare('INSERT INTO events (event_id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+  const lastRevision = db.prepare('SELECT MAX(revision) FROM events WHERE stream_id = ?').pluck();
+  const idsFrom = db.prepare('SELECT event_id, revision, position FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?');
+
+  const refuse = (error: WriterError) => ({ refusal: error });
+
+  // Idempotent appends, as EventStoreDB does them: when the events just after the expected
+  // revision (or, for `any` and `stream_exists`, the last ones) carry the same ids, the append
+  // already happened. Checked within the stream, so no log-wide index on ids slows writes.
+  function previous(a: WriterAppend, current: number): WriterOutcome | undefined {
+    const n = a.events.length;
+    const from = typeof a.expected === 'number' ? a.expected + 1 : a.expected === 'no_stream' ? 0 : current - n + 1;
+    if (current < 0 || from < 0 || from > current) return undefined;
+    const rows = idsFrom.all(a.streamId, from, n) as Array<{ event_id: string; revision: number; position: number }>;
+    const same = rows.filter((r, i) => r.event_id === a.events[i].id).length;
+    if (same === 0) return undefined;
+    if (same < n) throw refuse({ kind: 'idempotency', streamId: a.streamId });
+    return { ok: true, nextRevision: rows[n - 1].revision, position: rows[n - 1].position };
+  }
+
+  const appendOne = db.transaction((a: WriterAppend): WriterOutcome => {
+    const current: number = lastRevision.get(a.streamId) ?? -1;
+    const replay = previous(a, current);
+    if (replay) return replay;
+    const e = a.expected;
+    const ok = e === 'any' || (e === 'no_stream' && current === -1) || (e === 'stream_exists' && current >= 0) || e === current;
+    if (!ok) throw refuse({ kind: 'wrong_revision', streamId: a.streamId, expected: e, actual: current === -1 ? 'no_stream' : current });
+    let revision = current;
+    let position = 0;
+    for (const ev of a.events) {
+      revision += 1;
+      position = Number(insert.run(ev.id, a.streamId, revision, ev.type, JSON.stringify(ev.data), JSON.stringify(ev.metadata)).lastInsertRowid);
+    }
+    return { ok: true, nextRevision: revision, position };
+  });
+
+  const appendAll = db.transaction((appends: WriterAppend[]): WriterOutcome[] =>
+    appends.map((a) => {
+      try {
+        return appendOne(a);
+      } catch (e) {
+        return { ok: false, error: (e as { refusal?: WriterError }).refusal ?? { kind: 'failed', message: String((e as Error)?.message ?? e) } };
+      }
+    }),
+  );
+
+  const viewStatements = new Map<string, { upsert: any; remove: any }>();
+  const moveCheckpoint = db.prepare('UPDATE view_state SET position = ? WHERE view = ? AND position < ?');
+  function statementsOf(table: string) {
+    let s = viewStatements.get(table);
+    if (!s) {
+      s = {
+        upsert: db.prepare(`INSERT INTO ${table} (id, body, position) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body, position = excluded.position`),
+        remove: db.prepare(`DELETE FROM ${table} WHERE id = ?`),
+      };
+      viewStatements.set(table, s);
+    }
+    return s;
+  }
+  const commitViews = db.transaction((commits: WriterViewCommit[]) => {
+    for (const c of commits) {
+      const { upsert, remove } = statementsOf(c.table);
+      for (const w of c.writes) {
+        if (w.doc) upsert.run(w.id, JSON.stringify(w.doc), w.position);
+        else remove.run(w.id);
+      }
+      moveCheckpoint.run(c.checkpoint, c.view, c.checkpoint);
+    }
+  });
+
+  parentPort.on('message', (request: WriterRequest) => {
+    const reply = (r: Omit<WriterResponse, 'id'>) => parentPort.postMessage({ id: request.id, ...r });
+    switch (request.type) {
+      case 'close':
+        db.close();
+        reply({});
+        parentPort.close();
+        return;
+      case 'append': {
+        let outcomes: WriterOutcome[];
+        try {
+          outcomes = appendAll.immediate(request.appends);
+        } catch (e) {
+          outcomes = request.appends.map(() => ({ ok: false, error: { kind: 'failed', message: String((e as Error)?.message ?? e) } }));
+        }
+        reply({ outcomes });
+        return;
+      }
+      case 'views':
+        // Views need no fsync: after a crash they resume from their checkpoint, or are rebuilt.
+        db.pragma('synchronous = NORMAL');
+        try {
+          commitViews.immediate(request.commits);
+          reply({});
+        } catch (e) {
+          reply({ error: String((e as Error)?.message ?? e) });
+        } finally {
+          db.pragma('synchronous = FULL');
+        }
+        return;
+    }
+  });
+}

@@ -1,0 +1,62 @@
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { EVENTS_SCHEMA, VIEW_STATE_SCHEMA, type WriterData, type WriterRequest, type WriterResponse, writerThread } from './sqlite-writer.thread.js';
+
+type Request = WriterRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+/**
+ * The writer thread of one embedded store file, shared by the event store and the read
+ * store of this process (so their writes never contend for SQLite's write lock).
+ */
+export class SqliteWriter {
+  private static readonly open = new Map<string, { writer: SqliteWriter; users: number }>();
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve(r: WriterResponse): void; reject(e: Error): void }>();
+  private nextId = 1;
+  private failure?: Error;
+  private readonly exited: Promise<void>;
+
+  private constructor(private readonly file: string) {
+    const data: WriterData = { file, schema: `${EVENTS_SCHEMA};\n${VIEW_STATE_SCHEMA};`, driver: createRequire(import.meta.url).resolve('better-sqlite3') };
+    this.worker = new Worker(`(${writerThread.toString()})()`, { eval: true, workerData: data });
+    this.worker.on('message', (r: WriterResponse) => {
+      const p = this.pending.get(r.id);
+      this.pending.delete(r.id);
+      p?.resolve(r);
+    });
+    this.worker.on('error', (error) => {
+      this.failure = error;
+      for (const p of this.pending.values()) p.reject(error);
+      this.pending.clear();
+    });
+    this.exited = new Promise((r) => this.worker.once('exit', () => r()));
+  }
+
+  /** The writer of `file`, started on first use. */
+  static acquire(file: string): SqliteWriter {
+    const key = resolve(file);
+    const entry = SqliteWriter.open.get(key) ?? { writer: new SqliteWriter(key), users: 0 };
+    entry.users++;
+    SqliteWriter.open.set(key, entry);
+    return entry.writer;
+  }
+
+  /** Stops the thread once its last user lets go, after every request sent has been answered. */
+  async release(): Promise<void> {
+    const entry = SqliteWriter.open.get(this.file);
+    if (!entry || --entry.users > 0) return;
+    SqliteWriter.open.delete(this.file);
+    if (!this.failure) await this.request({ type: 'close' });
+    await this.exited;
+  }
+
+  request(request: Request): Promise<WriterResponse> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ ...request, id });
+    });
+  }
+}
