@@ -36,11 +36,12 @@ export type SessionCommand =
   | { kind: 'RevokeRefreshToken'; refreshHash: string; clientId: string }
   | { kind: 'EndSession'; reason: 'logout' | 'admin' };
 
-interface CodeState extends Omit<CodeIssued['data'], 'tenantId' | 'sessionId'> {
+export interface CodeState extends Omit<CodeIssued['data'], 'tenantId' | 'sessionId'> {
   redeemed: boolean;
 }
 
 interface RefreshState {
+  hash: string;
   grantId: string;
   clientId: string;
   scope: string[];
@@ -56,8 +57,10 @@ export interface SessionState {
   cookieHash: string;
   authTime: number;
   revoked: boolean;
-  codes: Record<string, CodeState>;
-  refresh: Record<string, RefreshState>;
+  /** Every code of the session, oldest first (arrays: copying one per event stays cheap as they grow). */
+  codes: readonly CodeState[];
+  /** Every refresh token of the session, active, rotated or revoked, oldest first. */
+  refresh: readonly RefreshState[];
   revokedGrants: string[];
 }
 
@@ -69,8 +72,8 @@ const initialState: SessionState = {
   cookieHash: '',
   authTime: 0,
   revoked: false,
-  codes: {},
-  refresh: {},
+  codes: [],
+  refresh: [],
   revokedGrants: [],
 };
 
@@ -78,6 +81,14 @@ const initialState: SessionState = {
 export function pkceMatches(verifier: string, challenge: string, method: 'S256' | 'plain'): boolean {
   const derived = method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
   return derived === challenge;
+}
+
+export function findCode(s: SessionState, codeHash: string): CodeState | undefined {
+  return s.codes.find((c) => c.codeHash === codeHash);
+}
+
+function withStatus(refresh: readonly RefreshState[], hash: string | undefined, status: RefreshState['status']): readonly RefreshState[] {
+  return hash === undefined ? refresh : refresh.map((r) => (r.hash === hash ? { ...r, status } : r));
 }
 
 function requireLive(state: SessionState, code: 'code_invalid' | 'refresh_invalid'): void {
@@ -104,7 +115,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         requireLive(s, 'code_invalid');
         return [{ type: 'CodeIssued', data: { ...ids, ...c.code, userId: s.userId, authTime: s.authTime } }];
       case 'RedeemCode': {
-        const code = s.codes[c.codeHash];
+        const code = findCode(s, c.codeHash);
         if (!code) throw new DomainError('code_invalid', 'unknown authorization code');
         if (code.clientId !== c.clientId) throw new DomainError('code_invalid', 'the code was issued to another client');
         if (code.redeemed) {
@@ -129,7 +140,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         ];
       }
       case 'RotateRefresh': {
-        const rt = s.refresh[c.refreshHash];
+        const rt = s.refresh.find((r) => r.hash === c.refreshHash);
         if (!rt) throw new DomainError('refresh_invalid', 'unknown refresh token');
         if (rt.clientId !== c.clientId) throw new DomainError('refresh_invalid', 'the refresh token was issued to another client');
         requireLive(s, 'refresh_invalid');
@@ -153,7 +164,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         if (!s.started) return [];
         return [{ type: 'TokenRevoked', data: { ...ids, grantId: c.grantId, clientId: c.clientId, tokenType: 'access_token', jti: c.jti, reason: 'revocation_request' } }];
       case 'RevokeRefreshToken': {
-        const rt = s.refresh[c.refreshHash];
+        const rt = s.refresh.find((r) => r.hash === c.refreshHash);
         // RFC 7009 §2.2: a token the client does not own, or already invalid, is silently accepted.
         if (!rt || rt.clientId !== c.clientId || s.revoked) return [];
         return [
@@ -176,20 +187,19 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return { ...s, authTime: e.data.authTime };
       case 'CodeIssued': {
         const { tenantId: _t, sessionId: _s, ...code } = e.data;
-        return { ...s, codes: { ...s.codes, [e.data.codeHash]: { ...code, redeemed: false } } };
+        return { ...s, codes: [...s.codes, { ...code, redeemed: false }] };
       }
       case 'CodeRedeemed':
-        return { ...s, codes: { ...s.codes, [e.data.codeHash]: { ...s.codes[e.data.codeHash], redeemed: true } } };
+        return { ...s, codes: s.codes.map((c) => (c.codeHash === e.data.codeHash ? { ...c, redeemed: true } : c)) };
       case 'RefreshTokenIssued':
       case 'RefreshRotated': {
         const hash = e.type === 'RefreshTokenIssued' ? e.data.refreshHash : e.data.toHash;
-        const refresh = { ...s.refresh, [hash]: { grantId: e.data.grantId, clientId: e.data.clientId, scope: e.data.scope, expiresAt: e.data.expiresAt, status: 'active' as const } };
-        if (e.type === 'RefreshRotated') refresh[e.data.fromHash] = { ...refresh[e.data.fromHash], status: 'rotated' };
-        return { ...s, refresh };
+        const added: RefreshState = { hash, grantId: e.data.grantId, clientId: e.data.clientId, scope: e.data.scope, expiresAt: e.data.expiresAt, status: 'active' };
+        const from = e.type === 'RefreshRotated' ? e.data.fromHash : undefined;
+        return { ...s, refresh: [...withStatus(s.refresh, from, 'rotated'), added] };
       }
       case 'TokenRevoked':
-        if (!e.data.refreshHash) return s;
-        return { ...s, refresh: { ...s.refresh, [e.data.refreshHash]: { ...s.refresh[e.data.refreshHash], status: 'revoked' } } };
+        return e.data.refreshHash ? { ...s, refresh: withStatus(s.refresh, e.data.refreshHash, 'revoked') } : s;
       case 'CodeReplayed':
       case 'GrantRevoked':
         return s.revokedGrants.includes(e.data.grantId) ? s : { ...s, revokedGrants: [...s.revokedGrants, e.data.grantId] };

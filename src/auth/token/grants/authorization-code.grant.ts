@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { RefreshRule } from '../../../domain/session/session.decider.js';
+import { findCode, type RefreshRule } from '../../../domain/session/session.decider.js';
 import { sha256 } from '../../../infrastructure/crypto/hashing.js';
 import type { ClientView } from '../../../../projections/clients.projection.js';
 import type { TenantView } from '../../../../projections/tenants.projection.js';
@@ -57,7 +57,7 @@ export class AuthorizationCodeGrant implements Grant {
       `client:${client.clientId}`,
     );
     if (outcome.events[0]?.type !== 'CodeRedeemed') throw new InvalidGrant('the code was already used; the tokens it produced are revoked');
-    const issued = outcome.state.codes[codeHash];
+    const issued = findCode(outcome.state, codeHash)!;
     return this.tokens.userTokenResponse(tenant, {
       ...access,
       sub: issued.userId,
