@@ -105,13 +105,3 @@ export function matchesFilter(event: { type: string; streamId: string }, filter?
   if (types.length === 0 && prefixes.length === 0) return true;
   return types.includes(event.type) || prefixes.some((p) => event.streamId.startsWith(p));
 }
-
-/** Checks an expected revision against the stream's current revision (-1 when absent). */
-export function checkExpectedRevision(streamId: string, expected: ExpectedRevision, current: number): void {
-  const ok =
-    expected === 'any' ||
-    (expected === 'no_stream' && current === -1) ||
-    (expected === 'stream_exists' && current >= 0) ||
-    expected === current;
-  if (!ok) throw new WrongExpectedRevisionError(streamId, expected, current === -1 ? 'no_stream' : current);
-}

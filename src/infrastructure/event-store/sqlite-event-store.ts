@@ -54,7 +54,7 @@ function toError(e: WriterError): Error {
 
 /**
  * The embedded event store: one SQLite file in WAL mode with `synchronous=FULL`. Appends are
- * written by a writer thread (see sqlite-writer.ts) in one transaction per batch: the appends
+ * written by the file's writer thread (sqlite/sqlite-writer.thread.ts) in one transaction per batch: the appends
  * that arrive while a batch is being committed form the next one (group commit), every append
  * of a batch shares one fsync, and no promise resolves before it. Reads use this thread's own
  * connection.

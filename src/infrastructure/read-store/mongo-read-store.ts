@@ -11,8 +11,7 @@ import {
   type Sort,
 } from 'mongodb';
 import type { IndexSpec } from '../../../projections/projection.js';
-import type { DocumentWrite,
-  ViewCommit, FindOptions, ReadStore, Scalar, ViewDocument, ViewState } from './read-store.port.js';
+import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewCommit, ViewDocument, ViewState } from './read-store.port.js';
 
 const VIEW_NAME = /^[a-z][a-z0-9_]*$/;
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
