@@ -1,11 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allProjections } from '../../projections/index.js';
 import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite-event-store.js';
 import { ProjectionRunner } from '../../src/infrastructure/read-store/projection-runner.js';
 import { SqliteReadStore } from '../../src/infrastructure/read-store/sqlite-read-store.js';
+import { exited, startChild, stopChild } from '../support/child-server.js';
 import { freePort, SERVICE_SECRET } from '../support/server.js';
 
 /**
@@ -13,7 +13,6 @@ import { freePort, SERVICE_SECRET } from '../support/server.js';
  * SIGKILL in the middle of a stream of token requests, and checks that every acknowledged
  * token survived, that the views resumed, and that they equal a rebuild from position 0.
  */
-const MAIN = join(process.cwd(), 'dist/src/main.js');
 const BOOTSTRAP = `
 tenants:
   - id: acme
@@ -29,26 +28,7 @@ let dataDir: string;
 let env: NodeJS.ProcessEnv;
 let base: string;
 
-async function startChild(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`);
-    try {
-      if ((await fetch(`${base}/acme/.well-known/openid-configuration`)).ok) return child;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('server did not start');
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  child.kill('SIGTERM');
-  await exited(child);
-}
+const start = () => startChild(env, `${base}/acme/.well-known/openid-configuration`).then((s) => s.child);
 
 function token(): Promise<Response> {
   return fetch(`${base}/acme/token`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
@@ -70,7 +50,6 @@ async function head(): Promise<number> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(MAIN)) throw new Error('build the server first (npm run build)');
   dataDir = mkdtempSync(join(tmpdir(), 'authserver-kill-'));
   writeFileSync(join(dataDir, 'bootstrap.yaml'), BOOTSTRAP);
   const port = await freePort();
@@ -78,10 +57,6 @@ beforeAll(async () => {
   env = { ...process.env, PORT: String(port), PUBLIC_URL: base, DATA_DIR: dataDir, BOOTSTRAP_FILE: join(dataDir, 'bootstrap.yaml'), LOG_LEVEL: 'error' };
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
-}
 
 function introspect(accessToken: string): Promise<{ active: boolean }> {
   return fetch(`${base}/acme/introspect`, {
@@ -92,7 +67,7 @@ function introspect(accessToken: string): Promise<{ active: boolean }> {
 }
 
 it('loses no acknowledged event on kill -9, resumes the views, and matches a rebuild', async () => {
-  const first = await startChild();
+  const first = await start();
   const acknowledged: string[] = [];
   const worker = async () => {
     while (first.signalCode === null) {
@@ -110,7 +85,7 @@ it('loses no acknowledged event on kill -9, resumes the views, and matches a reb
   await exited(first);
   expect(acknowledged.length).toBeGreaterThanOrEqual(400);
 
-  const second = await startChild();
+  const second = await start();
   const lost: string[] = [];
   for (const t of acknowledged) if (!(await introspect(t)).active) lost.push(t);
   await stopChild(second);
@@ -125,6 +100,6 @@ it('loses no acknowledged event on kill -9, resumes the views, and matches a reb
   expect(await dumpViews()).toEqual(live);
 
   const before = await head();
-  await stopChild(await startChild());
+  await stopChild(await start());
   expect(await head()).toBe(before);
 });

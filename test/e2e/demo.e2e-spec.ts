@@ -1,0 +1,30 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startChild, stopChild } from '../support/child-server.js';
+import { freePort } from '../support/server.js';
+
+/** `npm start` on an empty store with no BOOTSTRAP_FILE: the demo tenant, its credentials and the curl hint. */
+it('creates the demo tenant on an empty store and prints how to try it', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'authserver-demo-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = { ...process.env, PORT: String(port), PUBLIC_URL: base, DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_FILE: '' };
+  const server = await startChild(env, `${base}/demo/.well-known/openid-configuration`);
+  try {
+    const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as Record<string, string>;
+    expect(server.output()).toContain(`curl -s -u ${demo.client_id}:${demo.client_secret} -d grant_type=client_credentials ${base}/demo/token`);
+    const res = await fetch(`${base}/demo/token`, {
+      method: 'POST',
+      headers: { authorization: 'Basic ' + Buffer.from(`${demo.client_id}:${demo.client_secret}`).toString('base64'), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { token_type: string }).token_type).toBe('Bearer');
+    const metadata = (await (await fetch(`${base}/demo/.well-known/openid-configuration`)).json()) as { issuer: string };
+    expect(metadata.issuer).toBe(`${base}/demo`);
+  } finally {
+    await stopChild(server.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
