@@ -32,6 +32,7 @@ interface Row {
 }
 
 const PAGE = 2000;
+const MAX_IN_FLIGHT = 2;
 
 /** Raised when event ids that were appended before are presented again in another shape. */
 export class IdempotencyConflictError extends Error {
@@ -54,10 +55,11 @@ function toError(e: WriterError): Error {
 
 /**
  * The embedded event store: one SQLite file in WAL mode with `synchronous=FULL`. Appends are
- * written by the file's writer thread (sqlite/sqlite-writer.thread.ts) in one transaction per batch: the appends
- * that arrive while a batch is being committed form the next one (group commit), every append
- * of a batch shares one fsync, and no promise resolves before it. Reads use this thread's own
- * connection.
+ * written by the file's writer thread (sqlite/sqlite-writer.thread.ts), one transaction per
+ * batch: the appends that arrive while a batch is on its way form the next one (group
+ * commit), at most two batches are under way so the writer never waits for this thread, every
+ * append of a batch shares one fsync, and no promise resolves before it. Reads use this
+ * thread's own connection.
  */
 export class SqliteEventStore implements EventStore {
   /** One server process per file: the embedded store is not shared between processes while it serves. */
@@ -66,7 +68,8 @@ export class SqliteEventStore implements EventStore {
   private readonly db: SqliteDatabase;
   private readonly writer: SqliteWriter;
   private queue: PendingAppend[] = [];
-  private inFlight: PendingAppend[] | undefined;
+  /** Batches sent and not yet answered; a second one waits in the writer while the first commits. */
+  private inFlight = 0;
   private readonly listeners = new Set<() => void>();
   private readonly streamPage: Statement;
   private readonly allPages = new Map<string, Statement>();
@@ -83,14 +86,14 @@ export class SqliteEventStore implements EventStore {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
     return new Promise((resolve, reject) => {
       this.queue.push({ append: { streamId, events, expected }, resolve, reject });
-      if (!this.inFlight) this.send();
+      if (this.inFlight < MAX_IN_FLIGHT) this.send();
     });
   }
 
   /** Sends the queued appends as one batch; the appends that arrive meanwhile form the next. */
   private send(): void {
     const batch = this.queue;
-    this.inFlight = batch;
+    this.inFlight++;
     this.queue = [];
     this.writer.request({ type: 'append', appends: batch.map((p) => p.append) }).then(
       (r) => this.settle(batch, r.outcomes ?? []),
@@ -102,7 +105,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   private settle(batch: PendingAppend[], outcomes: WriterOutcome[]): void {
-    this.inFlight = undefined;
+    this.inFlight--;
     let appended = false;
     batch.forEach((p, i) => {
       const o = outcomes[i];
@@ -112,7 +115,7 @@ export class SqliteEventStore implements EventStore {
         p.resolve({ nextRevision: o.nextRevision, position: o.position });
       } else p.reject(toError(o.error));
     });
-    if (this.queue.length) this.send();
+    if (this.queue.length && this.inFlight < MAX_IN_FLIGHT) this.send();
     if (appended) for (const l of this.listeners) l();
   }
 
@@ -192,7 +195,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
-    while (this.inFlight) await new Promise((r) => setImmediate(r));
+    while (this.inFlight || this.queue.length) await new Promise((r) => setImmediate(r));
     await this.writer.release();
     this.db.close();
   }
