@@ -1,23 +1,12 @@
 import * as oauth from 'oauth4webapi';
+import { endToEnd } from '../support/suite.js';
 import { Browser } from '../support/browser.js';
-import { ContractFetch } from '../support/contract-fetch.js';
 import { BOB_PASSWORD, decodeJwt, RelyingParty, type SignedIn } from '../support/rp.js';
-import { ALICE_PASSWORD, REDIRECT, startTestServer, type TestServer } from '../support/server.js';
+import { ALICE_PASSWORD, REDIRECT, type TestServer } from '../support/server.js';
 
 let server: TestServer;
 let rp: RelyingParty;
-const contract = new ContractFetch();
-
-beforeAll(async () => {
-  server = await startTestServer();
-  rp = await RelyingParty.discover(server, contract);
-});
-afterAll(async () => {
-  await server?.close();
-});
-afterEach(() => {
-  expect(contract.violations.splice(0)).toEqual([]);
-});
+const contract = endToEnd((s) => ({ server, rp } = s));
 
 /** The error the client receives at its redirect URI, after oauth4webapi has checked `iss` and `state`. */
 function clientError(res: Response, state: string | typeof oauth.expectNoState, clientId = 'web'): { error: string; params: URLSearchParams } {

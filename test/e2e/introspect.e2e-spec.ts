@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
-import { ContractFetch } from '../support/contract-fetch.js';
+import { endToEnd } from '../support/suite.js';
 import { basic, decodeJwt, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
-import { ALICE_PASSWORD, BOOTSTRAP_YAML, REDIRECT, SERVICE_SECRET, startTestServer, type TestServer, WEB_SECRET } from '../support/server.js';
+import { ALICE_PASSWORD, BOOTSTRAP_YAML, REDIRECT, SERVICE_SECRET, type TestServer, WEB_SECRET } from '../support/server.js';
 
 /** The usual bootstrap plus a tenant whose access tokens live two seconds. */
 const SHORT_TTL = 2;
@@ -26,18 +26,7 @@ const BOOTSTRAP = `${BOOTSTRAP_YAML}
 
 let server: TestServer;
 let rp: RelyingParty;
-const contract = new ContractFetch();
-
-beforeAll(async () => {
-  server = await startTestServer(BOOTSTRAP);
-  rp = await RelyingParty.discover(server, contract);
-});
-afterAll(async () => {
-  await server?.close();
-});
-afterEach(() => {
-  expect(contract.violations.splice(0)).toEqual([]);
-});
+const contract = endToEnd((s) => ({ server, rp } = s), BOOTSTRAP);
 
 describe('client authentication', () => {
   it('answers a request without client authentication with 401 invalid_client', async () => {

@@ -1,25 +1,12 @@
 import * as oauth from 'oauth4webapi';
+import { endToEnd } from '../support/suite.js';
 import { Browser } from '../support/browser.js';
-import { ContractFetch } from '../support/contract-fetch.js';
 import { decodeJwt, RelyingParty } from '../support/rp.js';
-import { startTestServer, type TestServer } from '../support/server.js';
 
 const BYE = 'http://127.0.0.1:9999/bye';
 
-let server: TestServer;
 let rp: RelyingParty;
-const contract = new ContractFetch();
-
-beforeAll(async () => {
-  server = await startTestServer();
-  rp = await RelyingParty.discover(server, contract);
-});
-afterAll(async () => {
-  await server?.close();
-});
-afterEach(() => {
-  expect(contract.violations.splice(0)).toEqual([]);
-});
+endToEnd((s) => ({ rp } = s));
 
 function logoutUrl(params: Record<string, string>): string {
   const url = new URL(rp.as.end_session_endpoint!);

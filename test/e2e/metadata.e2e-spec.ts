@@ -1,23 +1,12 @@
+import { endToEnd } from '../support/suite.js';
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
-import { ContractFetch } from '../support/contract-fetch.js';
 import { decodeJwt, jsonOf, RelyingParty } from '../support/rp.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { type TestServer } from '../support/server.js';
 
 let server: TestServer;
 let rp: RelyingParty;
-const contract = new ContractFetch();
-
-beforeAll(async () => {
-  server = await startTestServer();
-  rp = await RelyingParty.discover(server, contract);
-});
-afterAll(async () => {
-  await server?.close();
-});
-afterEach(() => {
-  expect(contract.violations.splice(0)).toEqual([]);
-});
+const contract = endToEnd((s) => ({ server, rp } = s));
 
 const CACHE_PUBLIC = /^(?=.*\bpublic\b)(?=.*\bmax-age=\d+\b)/;
 

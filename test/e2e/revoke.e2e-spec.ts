@@ -1,22 +1,10 @@
 import * as oauth from 'oauth4webapi';
-import { ContractFetch } from '../support/contract-fetch.js';
+import { endToEnd } from '../support/suite.js';
 import { basic, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
-import { startTestServer, type TestServer, WEB_SECRET } from '../support/server.js';
+import { WEB_SECRET } from '../support/server.js';
 
-let server: TestServer;
 let rp: RelyingParty;
-const contract = new ContractFetch();
-
-beforeAll(async () => {
-  server = await startTestServer();
-  rp = await RelyingParty.discover(server, contract);
-});
-afterAll(async () => {
-  await server?.close();
-});
-afterEach(() => {
-  expect(contract.violations.splice(0)).toEqual([]);
-});
+endToEnd((s) => ({ rp } = s));
 
 describe('revocation', () => {
   it.each([

@@ -1,27 +1,16 @@
 import * as oauth from 'oauth4webapi';
-import { ContractFetch } from '../support/contract-fetch.js';
+import { endToEnd } from '../support/suite.js';
 import { decodeJwt, RelyingParty } from '../support/rp.js';
-import { startTestServer, type TestServer } from '../support/server.js';
 
-let server: TestServer;
 let rp: RelyingParty;
-const contract = new ContractFetch();
 /** An access token of alice with `openid profile email offline_access`, and her subject. */
 let token: string;
 let sub: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  rp = await RelyingParty.discover(server, contract);
+const contract = endToEnd(async (s) => {
+  ({ rp } = s);
   const tokens = await rp.tokens();
   token = tokens.access_token;
   sub = decodeJwt(tokens.id_token!).payload.sub as string;
-});
-afterAll(async () => {
-  await server?.close();
-});
-afterEach(() => {
-  expect(contract.violations.splice(0)).toEqual([]);
 });
 
 /** A bare RFC 6750 challenge: no error attribute, since the request carried no token (§3.1). */
