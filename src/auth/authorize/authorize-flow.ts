@@ -51,10 +51,6 @@ export class AuthorizeFlow {
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
-  now(): number {
-    return Math.floor(this.clock.now().getTime() / 1000);
-  }
-
   async start(tenantId: string, params: Params, cookieHeader: string | undefined): Promise<FlowResult> {
     const tenant = await this.directory.requireTenant(tenantId);
     const clientId = params.client_id;
@@ -101,7 +97,7 @@ export class AuthorizeFlow {
       prompt,
       maxAge,
       loginHint: params.login_hint,
-      startedAt: this.now(),
+      startedAt: this.clock.seconds(),
       browserNonce: randomToken(16),
     };
     return this.resume(tenant, client, request, await this.browser.current(tenantId, cookieHeader));
@@ -109,7 +105,7 @@ export class AuthorizeFlow {
 
   /** Continues a request with the browser's session, after login or consent or straight away. */
   async resume(tenant: TenantView, client: ClientView, request: AuthorizationRequest, session: SessionState | undefined): Promise<FlowResult> {
-    const now = this.now();
+    const now = this.clock.seconds();
     const tenantPath = `${this.directory.issuer(tenant.tenantId)}`;
     // Times are in seconds: a sign-in in the same second as the request is only fresh if it happened in this interaction.
     const freshLogin = session !== undefined && request.authenticated === true && session.authTime >= request.startedAt;

@@ -1,5 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { constantTimeEqual } from '../../infrastructure/crypto/hashing.js';
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
+import { Clock } from '../../infrastructure/nest/clock.js';
+import { parseCookies } from '../../shared/cookies.js';
+import { INTERACTION_COOKIE } from '../sessions/browser-session.js';
 
 /** A validated authorization request, carried through login and consent. */
 export interface AuthorizationRequest {
@@ -29,24 +33,31 @@ const LIFETIME_SECONDS = 600;
 
 /**
  * Pending authorization requests travel sealed (AES-256-GCM) in the login and consent URLs:
- * nothing to store, nothing a browser can read or alter, valid for ten minutes.
+ * nothing to store, nothing a browser can read or alter, valid for ten minutes, and honoured
+ * only in the browser that started them (the `interaction` cookie).
  */
 @Injectable()
 export class Interactions {
-  constructor(@Inject(KeyEncryption) private readonly encryption: KeyEncryption) {}
+  constructor(
+    @Inject(KeyEncryption) private readonly encryption: KeyEncryption,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
 
   seal(request: AuthorizationRequest): string {
     return this.encryption.seal(JSON.stringify(request));
   }
 
-  /** The request, or undefined when the value is forged, altered, for another tenant or too old. */
-  open(tenantId: string, sealed: string | undefined, now: number): AuthorizationRequest | undefined {
-    if (!sealed) return undefined;
+  /** The request, or undefined when the value is forged, altered, for another tenant, too old, or from another browser. */
+  open(tenantId: string, sealed: string | undefined, cookieHeader: string | undefined): AuthorizationRequest | undefined {
+    const nonce = parseCookies(cookieHeader)[INTERACTION_COOKIE];
+    if (!sealed || !nonce) return undefined;
+    let r: AuthorizationRequest;
     try {
-      const r = JSON.parse(this.encryption.open(sealed)) as AuthorizationRequest;
-      return r.tenantId === tenantId && now - r.startedAt <= LIFETIME_SECONDS ? r : undefined;
+      r = JSON.parse(this.encryption.open(sealed)) as AuthorizationRequest;
     } catch {
       return undefined;
     }
+    const fresh = r.tenantId === tenantId && this.clock.seconds() - r.startedAt <= LIFETIME_SECONDS;
+    return fresh && constantTimeEqual(nonce, r.browserNonce) ? r : undefined;
   }
 }

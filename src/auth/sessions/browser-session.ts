@@ -34,12 +34,6 @@ export class BrowserSessions {
     return state;
   }
 
-  /** True when the pending request was started in this browser (its `interaction` cookie). */
-  startedHere(request: { browserNonce: string }, cookieHeader: string | undefined): boolean {
-    const nonce = parseCookies(cookieHeader)[INTERACTION_COOKIE];
-    return nonce !== undefined && constantTimeEqual(nonce, request.browserNonce);
-  }
-
   cookie(tenantId: string, name: string, value: string, maxAge?: number): string {
     return serializeCookie(name, value, { path: `/${tenantId}`, secure: this.secure, maxAge });
   }

@@ -34,7 +34,7 @@ export class TokenController {
     if (!grantType) throw new InvalidRequest('grant_type is required');
     const grant = this.grants.get(grantType);
     if (!grant) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported`);
-    const now = Math.floor(this.clock.now().getTime() / 1000);
+    const now = this.clock.seconds();
     return grant.handle({ tenant, client, params, issuer: this.directory.issuer(tenantId), now });
   }
 }

@@ -61,7 +61,7 @@ export class TokenInspector {
   }
 
   private async isActive(t: TokenView): Promise<boolean> {
-    if (t.status !== 'active' || t.expiresAt <= this.clock.now().getTime() / 1000) return false;
+    if (t.status !== 'active' || t.expiresAt <= this.clock.seconds()) return false;
     if (!t.sessionId) return true;
     const session = await this.reads.get<SessionView>('sessions', sessionKey(t.tenantId, t.sessionId));
     if (!session || session.revoked) return false;

@@ -53,10 +53,10 @@ export class ConsentController {
   /** The pending request; only for the signed-in browser that started it. */
   private async pending(tenantId: string, sealed: string | undefined, cookieHeader: string | undefined) {
     const tenant = await this.directory.requireTenant(tenantId);
-    const request = this.interactions.open(tenantId, sealed, Math.floor(this.clock.now().getTime() / 1000));
+    const request = this.interactions.open(tenantId, sealed, cookieHeader);
     const session = await this.browser.current(tenantId, cookieHeader);
     const client = request && (await this.directory.client(tenantId, request.clientId));
-    if (!request || !session || !client || !this.browser.startedHere(request, cookieHeader)) {
+    if (!request || !session || !client) {
       throw new UserFacingError(new InvalidRequest('this consent link has expired or belongs to another browser; start again from the application'));
     }
     return { tenant, client, request, session };

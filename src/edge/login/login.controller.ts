@@ -57,7 +57,7 @@ export class LoginController {
       sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 401, 'Wrong username or password.'));
       return;
     }
-    const now = Math.floor(this.clock.now().getTime() / 1000);
+    const now = this.clock.seconds();
     const current = await this.browser.current(tenantId, req.headers.cookie);
     let cookies: string[] = [];
     let sessionId: string;
@@ -78,8 +78,8 @@ export class LoginController {
 
   /** The pending request, only in the browser that started it. */
   private pending(tenantId: string, sealed: string | undefined, cookieHeader: string | undefined): AuthorizationRequest {
-    const request = this.interactions.open(tenantId, sealed, Math.floor(this.clock.now().getTime() / 1000));
-    if (!request || !this.browser.startedHere(request, cookieHeader)) {
+    const request = this.interactions.open(tenantId, sealed, cookieHeader);
+    if (!request) {
       throw new UserFacingError(new InvalidRequest('this sign-in link has expired or belongs to another browser; start again from the application'));
     }
     return request;
