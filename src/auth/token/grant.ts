@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ClientView } from '../../../projections/clients.projection.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
 import type { Params } from '../params.js';
@@ -28,6 +29,11 @@ export interface Grant {
 }
 
 export const GRANTS = Symbol('GRANTS');
+
+/** A fresh access token of the tenant's lifetime, for the issuer as audience (RFC 9068 §3). */
+export function newAccessToken({ tenant, issuer, now }: GrantRequest) {
+  return { jti: randomUUID(), audience: [issuer], issuedAt: now, expiresAt: now + tenant.accessTokenTtl };
+}
 
 /** ID tokens outlive short access tokens a little: a relying party checks them once, at sign-in. */
 export const idTokenTtl = (tenant: TenantView) => Math.max(tenant.accessTokenTtl, 600);

@@ -4,7 +4,7 @@ import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
 import { formParams } from '../form-request.js';
-import { InvalidRequest, UnsupportedGrantType } from '../oauth-errors.js';
+import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../oauth-errors.js';
 import { type Grant, GRANTS, type TokenResponse } from './grant.js';
 
 /** RFC 6749 §3.2 token endpoint, at `/token` and `/oauth/token`. */
@@ -34,6 +34,7 @@ export class TokenController {
     if (!grantType) throw new InvalidRequest('grant_type is required');
     const grant = this.grants.get(grantType);
     if (!grant) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported`);
+    if (!client.grantTypes.includes(grant.grantType)) throw new UnauthorizedClient(`the client may not use ${grant.grantType}`);
     const now = this.clock.seconds();
     return grant.handle({ tenant, client, params, issuer: this.directory.issuer(tenantId), now });
   }

@@ -1,14 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { findCode, type RefreshRule } from '../../../domain/session/session.decider.js';
 import { sha256 } from '../../../infrastructure/crypto/hashing.js';
 import type { ClientView } from '../../../../projections/clients.projection.js';
 import type { TenantView } from '../../../../projections/tenants.projection.js';
-import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../../oauth-errors.js';
+import { InvalidGrant, InvalidRequest } from '../../oauth-errors.js';
 import { required } from '../../params.js';
 import { mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
-import type { Grant, GrantRequest, TokenResponse } from '../grant.js';
+import { type Grant, type GrantRequest, newAccessToken, type TokenResponse } from '../grant.js';
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -29,16 +28,16 @@ export class AuthorizationCodeGrant implements Grant {
     @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
   ) {}
 
-  async handle({ tenant, client, params, issuer, now }: GrantRequest): Promise<TokenResponse> {
+  async handle(request: GrantRequest): Promise<TokenResponse> {
+    const { tenant, client, params, now } = request;
     const code = required(params, 'code');
     const redirectUri = required(params, 'redirect_uri');
     const verifier = required(params, 'code_verifier');
     if (!CODE_VERIFIER.test(verifier)) throw new InvalidRequest('code_verifier must be 43 to 128 unreserved characters');
-    if (!client.grantTypes.includes('authorization_code')) throw new UnauthorizedClient('the client may not use authorization_code');
     const sessionId = sessionOf(code);
     if (!sessionId) throw new InvalidGrant('unknown authorization code');
     const codeHash = sha256(code);
-    const access = { jti: randomUUID(), audience: [issuer], issuedAt: now, expiresAt: now + tenant.accessTokenTtl };
+    const access = newAccessToken(request);
     const refresh = mintArtefact(sessionId);
     const outcome = await this.sessions.run(
       tenant.tenantId,

@@ -1,13 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { streams } from '../../../domain/shared/stream-names.js';
 import type { AccessTokenIssued } from '../../../domain/session/session.events.js';
 import { AggregateStore } from '../../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../../infrastructure/nest/clock.js';
-import { InvalidScope, UnauthorizedClient } from '../../oauth-errors.js';
+import { InvalidScope } from '../../oauth-errors.js';
 import { scopeList } from '../../params.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
-import type { Grant, GrantRequest, TokenResponse } from '../grant.js';
+import { type Grant, type GrantRequest, newAccessToken, type TokenResponse } from '../grant.js';
 
 /** Scopes that only make sense with a user: never granted to a client acting for itself. */
 const USER_SCOPES = new Set(['openid', 'offline_access', 'profile', 'email']);
@@ -23,22 +22,13 @@ export class ClientCredentialsGrant implements Grant {
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async handle({ tenant, client, params, issuer, now }: GrantRequest): Promise<TokenResponse> {
-    if (!client.grantTypes.includes('client_credentials')) throw new UnauthorizedClient('the client may not use client_credentials');
+  async handle(request: GrantRequest): Promise<TokenResponse> {
+    const { tenant, client, params } = request;
     const allowed = client.scope.filter((s) => !USER_SCOPES.has(s));
     const requested = scopeList(params.scope);
     if (requested?.some((s) => !allowed.includes(s))) throw new InvalidScope('the requested scope is not allowed for this client');
     const scope = requested ?? allowed;
-    const data: AccessTokenIssued['data'] = {
-      tenantId: tenant.tenantId,
-      jti: randomUUID(),
-      clientId: client.clientId,
-      sub: client.clientId,
-      scope,
-      audience: [issuer],
-      issuedAt: now,
-      expiresAt: now + tenant.accessTokenTtl,
-    };
+    const data: AccessTokenIssued['data'] = { tenantId: tenant.tenantId, ...newAccessToken(request), clientId: client.clientId, sub: client.clientId, scope };
     // Signed while the event is being made durable; answered only once both are done.
     const [accessToken] = await Promise.all([
       this.tokens.accessToken(tenant, data),

@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { sha256 } from '../../../infrastructure/crypto/hashing.js';
-import { InvalidGrant, UnauthorizedClient } from '../../oauth-errors.js';
+import { InvalidGrant } from '../../oauth-errors.js';
 import { required, scopeList } from '../../params.js';
 import { mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
-import type { Grant, GrantRequest, TokenResponse } from '../grant.js';
+import { type Grant, type GrantRequest, newAccessToken, type TokenResponse } from '../grant.js';
 
 /**
  * RFC 6749 §6 with rotation on every use (OAuth 2.1 §4.3.1). An already-rotated token from
@@ -21,12 +20,12 @@ export class RefreshTokenGrant implements Grant {
     @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
   ) {}
 
-  async handle({ tenant, client, params, issuer, now }: GrantRequest): Promise<TokenResponse> {
+  async handle(request: GrantRequest): Promise<TokenResponse> {
+    const { tenant, client, params, now } = request;
     const presented = required(params, 'refresh_token');
-    if (!client.grantTypes.includes('refresh_token')) throw new UnauthorizedClient('the client may not use refresh_token');
     const sessionId = sessionOf(presented);
     if (!sessionId) throw new InvalidGrant('unknown refresh token');
-    const access = { jti: randomUUID(), audience: [issuer], issuedAt: now, expiresAt: now + tenant.accessTokenTtl };
+    const access = newAccessToken(request);
     const next = mintArtefact(sessionId);
     const outcome = await this.sessions.run(
       tenant.tenantId,
