@@ -36,6 +36,7 @@ import { formatSummary, type ProfileSummary, summarizeProfile } from './oauth-pr
 import { describeClientCredentialsToken, oursSide, peerSide, type Scenario, SCENARIOS, type Side, type SideName, type VirtualClient } from './oauth-scenarios.js';
 import { type ServerProcess, startOurs, startPeer } from './oauth-servers.js';
 import { TENANT } from './oauth-fixtures.js';
+import { numberFlag, readFlags } from './args.js';
 
 interface Options {
   duration: number;
@@ -51,59 +52,24 @@ interface Options {
 const USAGE =
   'usage: npm run bench -- [--duration S] [--warmup S] [--connections N] [--rounds N] [--scenarios a,b] [--sides ours,peer] [--profile] [--keep-data]';
 
-function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { duration: 8, warmup: 2, connections: 32, scenarios: SCENARIOS.map((s) => s.id), sides: ['ours', 'peer'], rounds: 1, profile: false, keepData: false };
-  const number = (text: string | undefined, name: string, integer: boolean, min: number): number => {
-    const n = Number(text);
-    if (text === undefined || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new Error(`${name} needs ${integer ? 'an integer' : 'a number'} >= ${min}\n${USAGE}`);
-    return n;
+function parseOptions(argv: readonly string[]): Options {
+  const f = readFlags(argv, { duration: 'string', warmup: 'string', connections: 'string', rounds: 'string', scenarios: 'string', sides: 'string', profile: 'boolean', 'keep-data': 'boolean' }, USAGE);
+  const list = (value: string | boolean | undefined) => (typeof value === 'string' ? value.split(',').filter(Boolean) : undefined);
+  const scenarios = list(f.scenarios) ?? SCENARIOS.map((s) => s.id);
+  const unknown = scenarios.filter((s) => !SCENARIOS.some((x) => x.id === s));
+  if (!scenarios.length || unknown.length) throw new Error(`--scenarios: unknown ${unknown.join(', ') || '(empty)'}; choose from ${SCENARIOS.map((s) => s.id).join(', ')}`);
+  const sides = list(f.sides) ?? ['ours', 'peer'];
+  if (!sides.length || sides.some((s) => s !== 'ours' && s !== 'peer')) throw new Error(`--sides takes ours, peer or both\n${USAGE}`);
+  return {
+    duration: numberFlag(f.duration, 'duration', 8, 0.1),
+    warmup: numberFlag(f.warmup, 'warmup', 2, 0),
+    connections: numberFlag(f.connections, 'connections', 32, 1, true),
+    rounds: numberFlag(f.rounds, 'rounds', 1, 1, true),
+    scenarios,
+    sides: sides as SideName[],
+    profile: f.profile === true,
+    keepData: f['keep-data'] === true,
   };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const eq = arg.indexOf('=');
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const take = () => (eq > 0 ? arg.slice(eq + 1) : argv[++i]);
-    switch (flag) {
-      case '--duration':
-        options.duration = number(take(), flag, false, 0.1);
-        break;
-      case '--warmup':
-        options.warmup = number(take(), flag, false, 0);
-        break;
-      case '--connections':
-        options.connections = number(take(), flag, true, 1);
-        break;
-      case '--rounds':
-        options.rounds = number(take(), flag, true, 1);
-        break;
-      case '--scenarios': {
-        const list = (take() ?? '').split(',').filter(Boolean);
-        const unknown = list.filter((s) => !SCENARIOS.some((x) => x.id === s));
-        if (!list.length || unknown.length) throw new Error(`--scenarios: unknown ${unknown.join(', ') || '(empty)'}; choose from ${SCENARIOS.map((s) => s.id).join(', ')}`);
-        options.scenarios = list;
-        break;
-      }
-      case '--sides': {
-        const list = (take() ?? '').split(',').filter(Boolean);
-        if (!list.length || list.some((s) => s !== 'ours' && s !== 'peer')) throw new Error(`--sides takes ours, peer or both\n${USAGE}`);
-        options.sides = list as SideName[];
-        break;
-      }
-      case '--profile':
-        options.profile = true;
-        break;
-      case '--keep-data':
-        options.keepData = true;
-        break;
-      case '--help':
-      case '-h':
-        console.log(USAGE);
-        process.exit(0);
-      default:
-        throw new Error(`unknown argument ${arg}\n${USAGE}`);
-    }
-  }
-  return options;
 }
 
 function log(message: string): void {
@@ -165,7 +131,7 @@ function table(rows: string[][], rightAlignFrom = 1): string {
 }
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const options = parseOptions(process.argv.slice(2));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const outDir = join(tmpdir(), 'oauth-bench', stamp);
   mkdirSync(outDir, { recursive: true });

@@ -28,6 +28,7 @@ import type { EventData, ExpectedRevision } from '../src/infrastructure/event-st
 import { SqliteEventStore } from '../src/infrastructure/event-store/sqlite-event-store.js';
 import { ProjectionRunner } from '../src/infrastructure/read-store/projection-runner.js';
 import { SqliteReadStore } from '../src/infrastructure/read-store/sqlite-read-store.js';
+import { numberFlag, readFlags } from './args.js';
 
 interface Options {
   events: number;
@@ -38,46 +39,14 @@ interface Options {
 
 const USAGE = 'usage: node dist/bench/store.bench.js [--events N] [--seconds S] [--dir DIR] [--keep]';
 
-function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { events: 1_000_000, seconds: 5, dir: tmpdir(), keep: false };
-  const value = (i: number, name: string): string => {
-    const v = argv[i + 1];
-    if (v === undefined) throw new Error(`${name} needs a value\n${USAGE}`);
-    return v;
+function parseOptions(argv: readonly string[]): Options {
+  const f = readFlags(argv, { events: 'string', seconds: 'string', dir: 'string', keep: 'boolean' }, USAGE);
+  return {
+    events: numberFlag(f.events, 'events', 1_000_000, 1, true),
+    seconds: numberFlag(f.seconds, 'seconds', 5, 0.001),
+    dir: typeof f.dir === 'string' ? f.dir : tmpdir(),
+    keep: f.keep === true,
   };
-  const positive = (text: string, name: string, integer: boolean): number => {
-    const n = Number(text.replace(/[_,]/g, ''));
-    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-      throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${text}`);
-    }
-    return n;
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const take = (): string => inline ?? value(i++, flag);
-    switch (flag) {
-      case '--events':
-        options.events = positive(take(), flag, true);
-        break;
-      case '--seconds':
-        options.seconds = positive(take(), flag, false);
-        break;
-      case '--dir':
-        options.dir = take();
-        break;
-      case '--keep':
-        options.keep = true;
-        break;
-      case '--help':
-      case '-h':
-        console.log(USAGE);
-        process.exit(0);
-      default:
-        throw new Error(`unknown argument ${arg}\n${USAGE}`);
-    }
-  }
-  return options;
 }
 
 // ------------------------------------------------------------------------------ events
@@ -273,7 +242,7 @@ function printTable(results: readonly Result[]): void {
 }
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const options = parseOptions(process.argv.slice(2));
   const dir = mkdtempSync(join(options.dir, 'store-bench-'));
   const eventsFile = join(dir, 'events.db');
   const viewsFile = join(dir, 'views.db');
