@@ -19,10 +19,8 @@ function given(events: SessionEvent[]) {
 }
 
 const started = given([]).after({ kind: 'StartSession', tenantId: 't', sessionId: 's', userId: 'u', cookieHash: 'h', now: 90 });
-const withCode = given(started).after({
-  kind: 'IssueCode',
-  code: { grantId: 'g', codeHash: 'c', clientId: 'web', redirectUri: 'https://rp/cb', codeChallenge: challenge, codeChallengeMethod: 'S256', scope: ['openid', 'offline_access'], expiresAt: 160 },
-});
+const code = { grantId: 'g', codeHash: 'c', clientId: 'web', redirectUri: 'https://rp/cb', codeChallenge: challenge, codeChallengeMethod: 'S256' as const, scope: ['openid', 'offline_access'], expiresAt: 160 };
+const withCode = given(started).after({ kind: 'IssueCode', code });
 const redeem = (over: Partial<Extract<SessionCommand, { kind: 'RedeemCode' }>> = {}): SessionCommand => ({
   kind: 'RedeemCode',
   codeHash: 'c',
@@ -47,7 +45,7 @@ const rotate = (from: string, to: string, over: Partial<Extract<SessionCommand, 
 });
 
 const types = (events: SessionEvent[]) => events.map((e) => e.type);
-const code = (fn: () => unknown) => {
+const errorCode = (fn: () => unknown) => {
   try {
     fn();
   } catch (e) {
@@ -57,10 +55,14 @@ const code = (fn: () => unknown) => {
 };
 
 describe('session decider', () => {
-  it('checks PKCE for both methods', () => {
-    expect(pkceMatches(verifier, challenge, 'S256')).toBe(true);
-    expect(pkceMatches(verifier, verifier, 'plain')).toBe(true);
-    expect(pkceMatches(verifier, verifier, 'S256')).toBe(false);
+  it('keeps a plain challenge only in S256 form and checks both methods alike', () => {
+    expect(pkceMatches(verifier, challenge)).toBe(true);
+    expect(pkceMatches(verifier, verifier)).toBe(false);
+    const plain = given(started).after({ kind: 'IssueCode', code: { ...code, codeHash: 'p', codeChallenge: verifier, codeChallengeMethod: 'plain' } });
+    const issued = plain.at(-1)!.data as { codeChallenge: string };
+    expect(issued.codeChallenge).toBe(challenge);
+    expect(JSON.stringify(plain)).not.toContain(verifier);
+    expect(types(given(plain).when(redeem({ codeHash: 'p' })))).toEqual(['CodeRedeemed', 'AccessTokenIssued', 'RefreshTokenIssued']);
   });
 
   it('redeems a code once, with an access token and a refresh token for offline_access', () => {
@@ -70,17 +72,17 @@ describe('session decider', () => {
 
   it('refuses a code for another client, redirect URI, verifier, or after expiry, without side effects', () => {
     const s = given(withCode);
-    expect(code(() => s.when(redeem({ clientId: 'other' })))).toBe('code_invalid');
-    expect(code(() => s.when(redeem({ redirectUri: 'https://rp/other' })))).toBe('code_invalid');
-    expect(code(() => s.when(redeem({ codeVerifier: 'b'.repeat(43) })))).toBe('code_invalid');
-    expect(code(() => s.when(redeem({ now: 160 })))).toBe('code_invalid');
+    expect(errorCode(() => s.when(redeem({ clientId: 'other' })))).toBe('code_invalid');
+    expect(errorCode(() => s.when(redeem({ redirectUri: 'https://rp/other' })))).toBe('code_invalid');
+    expect(errorCode(() => s.when(redeem({ codeVerifier: 'b'.repeat(43) })))).toBe('code_invalid');
+    expect(errorCode(() => s.when(redeem({ now: 160 })))).toBe('code_invalid');
   });
 
   it('answers a second redemption by revoking the grant the code produced, once', () => {
     expect(types(given(redeemed).when(redeem()))).toEqual(['CodeReplayed', 'GrantRevoked']);
     const replayed = given(redeemed).after(redeem());
-    expect(code(() => given(replayed).when(redeem()))).toBe('code_invalid');
-    expect(code(() => given(replayed).when(rotate('r1', 'r2')))).toBe('refresh_invalid');
+    expect(errorCode(() => given(replayed).when(redeem()))).toBe('code_invalid');
+    expect(errorCode(() => given(replayed).when(rotate('r1', 'r2')))).toBe('refresh_invalid');
   });
 
   it('rotates a refresh token and revokes the session when a rotated one returns', () => {
@@ -88,25 +90,25 @@ describe('session decider', () => {
     expect(types(rotated.slice(-2))).toEqual(['RefreshRotated', 'AccessTokenIssued']);
     expect(types(given(rotated).when(rotate('r1', 'r3')))).toEqual(['RefreshReplayed', 'SessionRevoked']);
     const revoked = given(rotated).after(rotate('r1', 'r3'));
-    expect(code(() => given(revoked).when(rotate('r2', 'r4')))).toBe('session_revoked');
+    expect(errorCode(() => given(revoked).when(rotate('r2', 'r4')))).toBe('session_revoked');
   });
 
   it('does not let another client revoke the session with a stolen rotated token', () => {
     const rotated = given(redeemed).after(rotate('r1', 'r2'));
-    expect(code(() => given(rotated).when(rotate('r1', 'r3', { clientId: 'other' })))).toBe('refresh_invalid');
+    expect(errorCode(() => given(rotated).when(rotate('r1', 'r3', { clientId: 'other' })))).toBe('refresh_invalid');
   });
 
   it('never widens scope on refresh and refuses expired refresh tokens', () => {
-    expect(code(() => given(redeemed).when(rotate('r1', 'r2', { scope: ['openid', 'email'] })))).toBe('invalid_value');
+    expect(errorCode(() => given(redeemed).when(rotate('r1', 'r2', { scope: ['openid', 'email'] })))).toBe('invalid_value');
     expect(given(redeemed).when(rotate('r1', 'r2', { scope: ['openid'] }))[1].data).toMatchObject({ scope: ['openid'] });
-    expect(code(() => given(redeemed).when(rotate('r1', 'r2', { now: 1000 })))).toBe('refresh_invalid');
+    expect(errorCode(() => given(redeemed).when(rotate('r1', 'r2', { now: 1000 })))).toBe('refresh_invalid');
   });
 
   it('ends a session once', () => {
     const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout' });
     expect(types(ended.slice(-1))).toEqual(['SessionRevoked']);
     expect(given(ended).when({ kind: 'EndSession', reason: 'logout' })).toEqual([]);
-    expect(code(() => given(ended).when({ kind: 'IssueCode', code: {} as never }))).toBe('session_revoked');
+    expect(errorCode(() => given(ended).when({ kind: 'IssueCode', code: {} as never }))).toBe('session_revoked');
   });
 
   it('folds the same state from the same events', () => {

@@ -77,10 +77,14 @@ const initialState: SessionState = {
   revokedGrants: [],
 };
 
-/** RFC 7636 §4.6: the verifier, transformed by the method, equals the challenge. */
-export function pkceMatches(verifier: string, challenge: string, method: 'S256' | 'plain'): boolean {
-  const derived = method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
-  return derived === challenge;
+/** RFC 7636 §4.2: BASE64URL(SHA256(value)). */
+export function s256(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}
+
+/** RFC 7636 §4.6 against a challenge kept in S256 form (see CodeIssued): the same check for both methods. */
+export function pkceMatches(verifier: string, s256Challenge: string): boolean {
+  return s256(verifier) === s256Challenge;
 }
 
 export function findCode(s: SessionState, codeHash: string): CodeState | undefined {
@@ -113,7 +117,18 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return [{ type: 'UserAuthenticated', data: { ...ids, userId: s.userId, method: 'pwd', authTime: c.now } }];
       case 'IssueCode':
         requireLive(s, 'code_invalid');
-        return [{ type: 'CodeIssued', data: { ...ids, ...c.code, userId: s.userId, authTime: s.authTime } }];
+        return [
+          {
+            type: 'CodeIssued',
+            data: {
+              ...ids,
+              ...c.code,
+              codeChallenge: c.code.codeChallengeMethod === 'plain' ? s256(c.code.codeChallenge) : c.code.codeChallenge,
+              userId: s.userId,
+              authTime: s.authTime,
+            },
+          },
+        ];
       case 'RedeemCode': {
         const code = findCode(s, c.codeHash);
         if (!code) throw new DomainError('code_invalid', 'unknown authorization code');
@@ -129,7 +144,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         requireLive(s, 'code_invalid');
         if (c.now >= code.expiresAt) throw new DomainError('code_invalid', 'the code has expired');
         if (c.redirectUri !== code.redirectUri) throw new DomainError('code_invalid', 'redirect_uri does not match the authorization request');
-        if (!pkceMatches(c.codeVerifier, code.codeChallenge, code.codeChallengeMethod)) throw new DomainError('code_invalid', 'code_verifier does not match the code_challenge');
+        if (!pkceMatches(c.codeVerifier, code.codeChallenge)) throw new DomainError('code_invalid', 'code_verifier does not match the code_challenge');
         const grant = { ...ids, grantId: code.grantId, clientId: c.clientId, userId: s.userId };
         return [
           { type: 'CodeRedeemed', data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: c.clientId } },

@@ -16,6 +16,10 @@ export type CodeIssued = DomainEvent<
     clientId: string;
     userId: string;
     redirectUri: string;
+    /**
+     * The challenge in S256 form. A `plain` challenge is the verifier itself, so it is kept
+     * only as its S256 transform; `codeChallengeMethod` says what the client sent.
+     */
     codeChallenge: string;
     codeChallengeMethod: 'S256' | 'plain';
     scope: string[];
