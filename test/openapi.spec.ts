@@ -113,7 +113,7 @@ describe('expectResponseMatches accepts conforming responses', () => {
     ['introspect', 'POST', '/introspect', { status: 200, headers: JSON_HEADERS, body: { active: false } }],
     ['introspect', 'POST', '/introspect', { status: 400, headers: JSON_HEADERS, body: { error: 'invalid_request' } }],
     ['revoke', 'POST', '/revoke', { status: 200, headers: {}, body: '' }],
-    ['revoke', 'POST', '/revoke', { status: 400, headers: JSON_HEADERS, body: { error: 'unsupported_token_type' } }],
+    ['revoke', 'POST', '/revoke', { status: 400, headers: JSON_HEADERS, body: { error: 'invalid_request' } }],
     [
       'userinfo',
       'GET',

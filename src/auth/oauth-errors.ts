@@ -45,10 +45,6 @@ export class UnsupportedResponseType extends OAuthError {
   readonly code = 'unsupported_response_type';
   readonly status = 400;
 }
-export class UnsupportedTokenType extends OAuthError {
-  readonly code = 'unsupported_token_type';
-  readonly status = 400;
-}
 export class AccessDenied extends OAuthError {
   readonly code = 'access_denied';
   readonly status = 403;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { MIN_CLIENT_SECRET_LENGTH } from '../commands/create-client.command.js';
 import { parse as parseYaml } from 'yaml';
 import type { GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
 import type { TenantSettings } from '../../domain/tenant/tenant.events.js';
@@ -144,7 +145,7 @@ class Reader {
     this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party']);
     const secret = this.optionalString(n.client_secret, `${path}.client_secret`);
     const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none'], secret ? 'client_secret_basic' : 'none');
-    if (secret && secret.length < 32) this.fail(`${path}.client_secret`, 'must be at least 32 characters (only a fast hash of it is kept)');
+    if (secret && secret.length < MIN_CLIENT_SECRET_LENGTH) this.fail(`${path}.client_secret`, `must be at least ${MIN_CLIENT_SECRET_LENGTH} characters (only a fast hash of it is kept)`);
     const grants = this.strings(n.grant_types, `${path}.grant_types`, ['authorization_code']);
     grants.forEach((g, i) => this.oneOf(g, `${path}.grant_types[${i}]`, ['authorization_code', 'refresh_token', 'client_credentials'], 'authorization_code'));
     const responseTypes = this.strings(n.response_types, `${path}.response_types`, ['code']);

@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { clientDecider } from '../../domain/client/client.decider.js';
 import type { ClientRegistration } from '../../domain/client/client.events.js';
+import { DomainError } from '../../domain/shared/domain-error.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { sha256 } from '../../infrastructure/crypto/hashing.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
@@ -33,6 +34,9 @@ export class CreateClientHandler implements ICommandHandler<CreateClient, Comman
   ) {}
 
   async execute(c: CreateClient): Promise<CommandResult> {
+    if (c.clientSecret !== undefined && c.clientSecret.length < MIN_CLIENT_SECRET_LENGTH) {
+      throw new DomainError('invalid_value', `client ${c.registration.clientId}: client_secret must be at least ${MIN_CLIENT_SECRET_LENGTH} characters`);
+    }
     const registration: ClientRegistration = { ...c.registration, ...(c.clientSecret ? { secretHash: sha256(c.clientSecret) } : {}) };
     const { position } = await this.aggregates.execute(
       streams.client(c.tenantId, registration.clientId),
