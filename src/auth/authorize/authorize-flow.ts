@@ -156,7 +156,8 @@ export class AuthorizeFlow {
   }
 
   private answer(request: AuthorizationRequest, fields: Record<string, string | undefined>): FlowResult {
-    const cookies = [this.browser.clear(request.tenantId, INTERACTION_COOKIE)];
+    // The interaction cookie is spent once the request went through the login or consent page.
+    const cookies = request.authenticated || request.consented ? [this.browser.clear(request.tenantId, INTERACTION_COOKIE)] : [];
     if (request.responseMode === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), cookies };
     const url = new URL(request.redirectUri);
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) url.searchParams.set(k, v);
