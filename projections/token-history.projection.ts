@@ -6,6 +6,8 @@ import type { Projection } from './projection.js';
  */
 export interface TokenHistoryEntry {
   tenantId: string;
+  /** The id of the event in the log. */
+  eventId: string;
   type: string;
   sessionId?: string;
   sub?: string;
@@ -34,17 +36,24 @@ export const TOKEN_HISTORY_EVENTS = [
   'SessionRevoked',
 ] as const;
 
+/**
+ * Entries are keyed by tenant and log position (zero-padded, so keys sort like positions):
+ * each new entry lands at the end of the view's key index.
+ */
+export const historyKey = (tenantId: string, position: number) => `${tenantId}/${String(position).padStart(20, '0')}`;
+
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 1,
+  version: 2,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [{ fields: ['tenantId', 'sessionId'] }, { fields: ['tenantId', 'sub'] }, { fields: ['tenantId', 'clientId'] }],
-  documentId: (e) => e.id,
+  documentId: (e) => historyKey(e.data.tenantId, e.position),
   apply(_doc, e) {
     const d = e.data;
     const sub = d.sub ?? d.userId;
     return {
       tenantId: d.tenantId,
+      eventId: e.id,
       type: e.type,
       ...(d.sessionId ? { sessionId: d.sessionId } : {}),
       ...(sub ? { sub } : {}),

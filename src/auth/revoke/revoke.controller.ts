@@ -1,14 +1,15 @@
 import { Controller, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { streams } from '../../domain/shared/stream-names.js';
+import { sha256 } from '../../infrastructure/crypto/hashing.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
 import { formParams } from '../form-request.js';
 import { required } from '../params.js';
-import { SessionCommands } from '../sessions/session-commands.js';
-import { type TokenHint, TokenInspector } from '../tokens/token-inspector.js';
+import { SessionCommands, sessionOf } from '../sessions/session-commands.js';
+import { TokenInspector } from '../tokens/token-inspector.js';
 
 /**
  * RFC 7009 revocation of the client's own tokens. Revoking a refresh token ends its
@@ -33,13 +34,17 @@ export class RevokeController {
     const params = formParams(req);
     const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true });
     const token = required(params, 'token');
-    const found = await this.inspector.inspect(tenantId, token, params.token_type_hint as TokenHint | undefined);
+    const actor = `client:${client.clientId}`;
+    // A refresh token is decided on its session's stream, which knows every one it issued.
+    const sessionId = sessionOf(token);
+    if (sessionId) {
+      await this.sessions.run(tenantId, sessionId, { kind: 'RevokeRefreshToken', refreshHash: sha256(token), clientId: client.clientId }, actor);
+      return '';
+    }
+    const found = await this.inspector.inspect(tenantId, token, 'access_token');
     if (!found || found.token.clientId !== client.clientId) return '';
     const t = found.token;
-    const actor = `client:${client.clientId}`;
-    if (t.kind === 'refresh_token') {
-      await this.sessions.run(tenantId, t.sessionId!, { kind: 'RevokeRefreshToken', refreshHash: found.hash!, clientId: client.clientId }, actor);
-    } else if (t.sessionId) {
+    if (t.sessionId) {
       await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId }, actor);
     } else if (found.active) {
       await this.aggregates.record(

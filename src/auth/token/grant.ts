@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { ClientView } from '../../../projections/clients.projection.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
+import { uuidV7 } from '../../infrastructure/crypto/hashing.js';
 import type { Params } from '../params.js';
 
 export interface GrantRequest {
@@ -30,9 +30,9 @@ export interface Grant {
 
 export const GRANTS = Symbol('GRANTS');
 
-/** A fresh access token of the tenant's lifetime, for the issuer as audience (RFC 9068 §3). */
+/** A fresh access token of the tenant's lifetime, for the issuer as audience (RFC 9068 §3); its jti is time-ordered. */
 export function newAccessToken({ tenant, issuer, now }: GrantRequest) {
-  return { jti: randomUUID(), audience: [issuer], issuedAt: now, expiresAt: now + tenant.accessTokenTtl };
+  return { jti: uuidV7(), audience: [issuer], issuedAt: now, expiresAt: now + tenant.accessTokenTtl };
 }
 
 /** ID tokens outlive short access tokens a little: a relying party checks them once, at sign-in. */
