@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type SessionView, sessionKey } from '../../../projections/sessions.projection.js';
-import { accessTokenKey, type TokenView } from '../../../projections/tokens.projection.js';
+import { accessTokenKey, refreshTokenKey, type TokenView } from '../../../projections/tokens.projection.js';
 import { sha256 } from '../../infrastructure/crypto/hashing.js';
 import { EVENT_STORE, type EventStore } from '../../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
@@ -53,18 +53,11 @@ export class TokenInspector {
     return doc && doc.tenantId === tenantId ? { token: doc } : undefined;
   }
 
-  /** A refresh token is known while it is its grant's current one; a rotated or revoked one is not found. */
   private async findRefresh(tenantId: string, token: string): Promise<Omit<Inspection, 'active'> | undefined> {
-    const sessionId = sessionOf(token);
-    if (!sessionId) return undefined;
-    const session = await this.reads.get<SessionView>('sessions', sessionKey(tenantId, sessionId));
-    if (!session || session.tenantId !== tenantId) return undefined;
+    if (!sessionOf(token)) return undefined;
     const hash = sha256(token);
-    const grantId = Object.keys(session.refresh).find((g) => session.refresh[g].hash === hash);
-    if (!grantId) return undefined;
-    const { clientId, scope, issuedAt, expiresAt } = session.refresh[grantId];
-    const { userId } = session;
-    return { token: { tenantId, kind: 'refresh_token', clientId, sub: userId, userId, sessionId, grantId, scope, issuedAt, expiresAt, status: 'active' }, hash };
+    const doc = await this.reads.get<TokenView>('tokens', refreshTokenKey(tenantId, hash));
+    return doc && doc.tenantId === tenantId ? { token: doc, hash } : undefined;
   }
 
   private async isActive(t: TokenView): Promise<boolean> {

@@ -93,6 +93,16 @@ describe('session decider', () => {
     expect(errorCode(() => given(revoked).when(rotate('r2', 'r4')))).toBe('session_revoked');
   });
 
+  it('after a thousand rotations rotates the newest token and still knows the first as rotated', () => {
+    let events = redeemed;
+    for (let i = 1; i <= 1000; i++) events = given(events).after(rotate(`r${i}`, `r${i + 1}`));
+    const s = given(events);
+    expect(types(s.when(rotate('r1001', 'r1002')))).toEqual(['RefreshRotated', 'AccessTokenIssued']);
+    expect(types(s.when(rotate('r1', 'x')))).toEqual(['RefreshReplayed', 'SessionRevoked']);
+    expect(types(s.when({ kind: 'RevokeRefreshToken', refreshHash: 'r500', clientId: 'web' }))).toEqual(['TokenRevoked', 'SessionRevoked']);
+    expect(errorCode(() => s.when(rotate('unknown', 'x')))).toBe('refresh_invalid');
+  });
+
   it('does not let another client revoke the session with a stolen rotated token', () => {
     const rotated = given(redeemed).after(rotate('r1', 'r2'));
     expect(errorCode(() => given(rotated).when(rotate('r1', 'r3', { clientId: 'other' })))).toBe('refresh_invalid');

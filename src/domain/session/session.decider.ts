@@ -49,6 +49,20 @@ interface RefreshState {
   status: 'active' | 'rotated' | 'revoked';
 }
 
+/**
+ * A persistent list, newest first: adding an item copies nothing, so a session that has
+ * rotated its refresh token thousands of times folds each new event in constant time.
+ */
+export interface Chain<T> {
+  readonly item: T;
+  readonly next: Chain<T> | null;
+}
+
+function findIn<T>(chain: Chain<T> | null, match: (item: T) => boolean): T | undefined {
+  for (let link = chain; link; link = link.next) if (match(link.item)) return link.item;
+  return undefined;
+}
+
 export interface SessionState {
   started: boolean;
   tenantId: string;
@@ -57,10 +71,12 @@ export interface SessionState {
   cookieHash: string;
   authTime: number;
   revoked: boolean;
-  /** Every code of the session, oldest first (arrays: copying one per event stays cheap as they grow). */
+  /** Codes not redeemed yet, oldest first. */
   codes: readonly CodeState[];
-  /** Every refresh token of the session, active, rotated or revoked, oldest first. */
-  refresh: readonly RefreshState[];
+  /** Redeemed codes, newest first. */
+  redeemedCodes: Chain<CodeState> | null;
+  /** Every change of a refresh token's status, newest first: a token's first entry is its status now. */
+  refresh: Chain<RefreshState> | null;
   revokedGrants: string[];
 }
 
@@ -73,7 +89,8 @@ const initialState: SessionState = {
   authTime: 0,
   revoked: false,
   codes: [],
-  refresh: [],
+  redeemedCodes: null,
+  refresh: null,
   revokedGrants: [],
 };
 
@@ -88,11 +105,18 @@ export function pkceMatches(verifier: string, s256Challenge: string): boolean {
 }
 
 export function findCode(s: SessionState, codeHash: string): CodeState | undefined {
-  return s.codes.find((c) => c.codeHash === codeHash);
+  return s.codes.find((c) => c.codeHash === codeHash) ?? findIn(s.redeemedCodes, (c) => c.codeHash === codeHash);
 }
 
-function withStatus(refresh: readonly RefreshState[], hash: string | undefined, status: RefreshState['status']): readonly RefreshState[] {
-  return hash === undefined ? refresh : refresh.map((r) => (r.hash === hash ? { ...r, status } : r));
+/** A refresh token of the session as it is now: active, rotated or revoked. */
+function findRefresh(s: SessionState, hash: string): RefreshState | undefined {
+  return findIn(s.refresh, (r) => r.hash === hash);
+}
+
+/** The refresh token `hash`, if the session knows it, now with `status`. */
+function withStatus(s: SessionState, hash: string | undefined, status: RefreshState['status']): Chain<RefreshState> | null {
+  const found = hash === undefined ? undefined : findRefresh(s, hash);
+  return found ? { item: { ...found, status }, next: s.refresh } : s.refresh;
 }
 
 function requireLive(state: SessionState, code: 'code_invalid' | 'refresh_invalid'): void {
@@ -155,7 +179,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         ];
       }
       case 'RotateRefresh': {
-        const rt = s.refresh.find((r) => r.hash === c.refreshHash);
+        const rt = findRefresh(s, c.refreshHash);
         if (!rt) throw new DomainError('refresh_invalid', 'unknown refresh token');
         if (rt.clientId !== c.clientId) throw new DomainError('refresh_invalid', 'the refresh token was issued to another client');
         requireLive(s, 'refresh_invalid');
@@ -179,7 +203,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         if (!s.started) return [];
         return [{ type: 'TokenRevoked', data: { ...ids, grantId: c.grantId, clientId: c.clientId, tokenType: 'access_token', jti: c.jti, reason: 'revocation_request' } }];
       case 'RevokeRefreshToken': {
-        const rt = s.refresh.find((r) => r.hash === c.refreshHash);
+        const rt = findRefresh(s, c.refreshHash);
         // RFC 7009 §2.2: a token the client does not own, or already invalid, is silently accepted.
         if (!rt || rt.clientId !== c.clientId || s.revoked) return [];
         return [
@@ -204,17 +228,20 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         const { tenantId: _t, sessionId: _s, ...code } = e.data;
         return { ...s, codes: [...s.codes, { ...code, redeemed: false }] };
       }
-      case 'CodeRedeemed':
-        return { ...s, codes: s.codes.map((c) => (c.codeHash === e.data.codeHash ? { ...c, redeemed: true } : c)) };
+      case 'CodeRedeemed': {
+        const code = s.codes.find((c) => c.codeHash === e.data.codeHash);
+        if (!code) return s;
+        return { ...s, codes: s.codes.filter((c) => c !== code), redeemedCodes: { item: { ...code, redeemed: true }, next: s.redeemedCodes } };
+      }
       case 'RefreshTokenIssued':
       case 'RefreshRotated': {
         const hash = e.type === 'RefreshTokenIssued' ? e.data.refreshHash : e.data.toHash;
         const added: RefreshState = { hash, grantId: e.data.grantId, clientId: e.data.clientId, scope: e.data.scope, expiresAt: e.data.expiresAt, status: 'active' };
         const from = e.type === 'RefreshRotated' ? e.data.fromHash : undefined;
-        return { ...s, refresh: [...withStatus(s.refresh, from, 'rotated'), added] };
+        return { ...s, refresh: { item: added, next: withStatus(s, from, 'rotated') } };
       }
       case 'TokenRevoked':
-        return e.data.refreshHash ? { ...s, refresh: withStatus(s.refresh, e.data.refreshHash, 'revoked') } : s;
+        return e.data.refreshHash ? { ...s, refresh: withStatus(s, e.data.refreshHash, 'revoked') } : s;
       case 'CodeReplayed':
       case 'GrantRevoked':
         return s.revokedGrants.includes(e.data.grantId) ? s : { ...s, revokedGrants: [...s.revokedGrants, e.data.grantId] };
