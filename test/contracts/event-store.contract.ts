@@ -294,6 +294,25 @@ function eventStoreContract(makeHarness: () => Promise<Harness>): void {
     }
   });
 
+  it('delivers a long burst of concurrent appends to a live subscriber exactly once, as readAll has it', async () => {
+    const start = await store.headPosition();
+    const sub = store.subscribeToAll({ afterPosition: start, filter: { streamPrefixes: [stream('burst-')] } });
+    const it = sub[Symbol.asyncIterator]();
+    try {
+      const collecting = within(take(it, 9000), 60_000, 'the burst');
+      for (let round = 0; round < 30; round++) {
+        await Promise.all(
+          Array.from({ length: 100 }, (_, i) => store.append(stream(`burst-${round}-${i}`), [event(type('E')), event(type('E')), event(type('E'))], 'no_stream')),
+        );
+      }
+      const live = await collecting;
+      const stored = await store.readAll({ afterPosition: start, filter: { streamPrefixes: [stream('burst-')] } });
+      expect(live.map((e) => [e.id, e.position, e.streamId, e.revision])).toEqual(stored.map((e) => [e.id, e.position, e.streamId, e.revision]));
+    } finally {
+      await sub.close();
+    }
+  }, 120_000);
+
   it('ends a waiting iteration when the subscription is closed', async () => {
     const sub = store.subscribeToAll({ afterPosition: await store.headPosition(), filter: { streamPrefixes: [`${tag}-`] } });
     const received: RecordedEvent[] = [];

@@ -33,6 +33,8 @@ interface Row {
 
 const PAGE = 2000;
 const MAX_IN_FLIGHT = 2;
+/** How many of the events appended last are kept in memory for live subscribers. */
+const RECENT_LIMIT = 8192;
 
 /** Raised when event ids that were appended before are presented again in another shape. */
 export class IdempotencyConflictError extends Error {
@@ -71,6 +73,10 @@ export class SqliteEventStore implements EventStore {
   /** Batches sent and not yet answered; a second one waits in the writer while the first commits. */
   private inFlight = 0;
   private readonly listeners = new Set<() => void>();
+  /** The events this process appended last, in log order: live subscribers take them from here, not from the file. */
+  private recent: RecordedEvent[] = [];
+  /** Every event after this position is in `recent` (the store is exclusive: all appends pass here). */
+  private recentFloor: number;
   private readonly streamPage: Statement;
   private readonly allPages = new Map<string, Statement>();
 
@@ -79,6 +85,7 @@ export class SqliteEventStore implements EventStore {
     this.db.exec(EVENTS_SCHEMA);
     this.streamPage = this.db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?');
     this.head = (this.db.prepare('SELECT MAX(position) FROM events').pluck().get() as number | null) ?? 0;
+    this.recentFloor = this.head;
     this.writer = SqliteWriter.acquire(file);
   }
 
@@ -110,13 +117,50 @@ export class SqliteEventStore implements EventStore {
     batch.forEach((p, i) => {
       const o = outcomes[i];
       if (o.ok) {
-        appended = true;
+        if (!o.replayed) {
+          appended = true;
+          this.remember(p.append, o.nextRevision, o.position);
+        }
         this.head = Math.max(this.head, o.position);
         p.resolve({ nextRevision: o.nextRevision, position: o.position });
       } else p.reject(toError(o.error));
     });
     if (this.queue.length && this.inFlight < MAX_IN_FLIGHT) this.send();
     if (appended) for (const l of this.listeners) l();
+  }
+
+  /** Keeps an append's events as they were recorded (one append's positions are consecutive). */
+  private remember(a: WriterAppend, lastRevision: number, lastPosition: number): void {
+    const n = a.events.length;
+    a.events.forEach((e, i) => {
+      const back = n - 1 - i;
+      this.recent.push({ id: e.id, type: e.type, data: e.data, metadata: e.metadata as RecordedEvent['metadata'], streamId: a.streamId, revision: lastRevision - back, position: lastPosition - back });
+    });
+    if (this.recent.length > RECENT_LIMIT) {
+      const dropped = this.recent.splice(0, this.recent.length - RECENT_LIMIT / 2);
+      this.recentFloor = dropped[dropped.length - 1].position;
+    }
+  }
+
+  /** Up to `limit` events after `after` from memory, or undefined when memory does not reach back that far. */
+  private recentAfter(after: number, limit: number, filter?: EventFilter): RecordedEvent[] | undefined {
+    if (after < this.recentFloor) return undefined;
+    const types = filter?.eventTypes;
+    const prefixes = filter?.streamPrefixes;
+    const all = !types?.length && !prefixes?.length;
+    let lo = 0;
+    let hi = this.recent.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.recent[mid].position <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    const page: RecordedEvent[] = [];
+    for (let i = lo; i < this.recent.length && page.length < limit; i++) {
+      const e = this.recent[i];
+      if (all || types?.includes(e.type) || prefixes?.some((p) => e.streamId.startsWith(p))) page.push(e);
+    }
+    return page;
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -167,7 +211,7 @@ export class SqliteEventStore implements EventStore {
           dirty = false;
           let page: RecordedEvent[];
           do {
-            page = store.readAllSync(last, PAGE, options.filter);
+            page = store.recentAfter(last, PAGE, options.filter) ?? store.readAllSync(last, PAGE, options.filter);
             for (const e of page) {
               last = e.position;
               yield e;

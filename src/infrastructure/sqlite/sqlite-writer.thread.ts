@@ -33,7 +33,8 @@ export type WriterError =
   | { kind: 'idempotency'; streamId: string }
   | { kind: 'failed'; message: string };
 
-export type WriterOutcome = { ok: true; nextRevision: number; position: number } | { ok: false; error: WriterError };
+/** `replayed`: the append had already happened (idempotent), so nothing new was written. */
+export type WriterOutcome = { ok: true; nextRevision: number; position: number; replayed?: true } | { ok: false; error: WriterError };
 
 /** The writes of one view table and the checkpoint they reach. */
 export interface WriterViewCommit {
@@ -88,7 +89,7 @@ export function writerThread(): void {
     const same = rows.filter((r, i) => r.event_id === a.events[i].id).length;
     if (same === 0) return undefined;
     if (same < n) throw refuse({ kind: 'idempotency', streamId: a.streamId });
-    return { ok: true, nextRevision: rows[n - 1].revision, position: rows[n - 1].position };
+    return { ok: true, nextRevision: rows[n - 1].revision, position: rows[n - 1].position, replayed: true };
   }
 
   const appendOne = db.transaction((a: WriterAppend): WriterOutcome => {
