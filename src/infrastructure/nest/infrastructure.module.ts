@@ -32,8 +32,8 @@ export async function createReadStore(config: Config): Promise<ReadStore> {
   return new SqliteReadStore(storeFile(config));
 }
 
-/** Views read on every request and changed rarely; they are served from memory. */
-const CACHED_VIEWS = ['tenants', 'clients', 'users'];
+/** Views read on every request (tenants, clients, users) or right after they were written (sessions, tokens): served from memory. */
+const CACHED_VIEWS = ['tenants', 'clients', 'users', 'sessions', 'tokens'];
 
 /** Storage, projections, keys and time, shared by the auth, central and edge modules. */
 @Global()

@@ -5,7 +5,7 @@ import { CachingReadStore } from './caching-read-store.js';
 import { SqliteReadStore } from './sqlite-read-store.js';
 
 describe('caching read store', () => {
-  it('serves cached views from memory and never returns a document older than the last write', async () => {
+  it('serves cached views from memory, keeps what it writes, and never returns a document older than the last write', async () => {
     const inner = new SqliteReadStore(join(mkdtempSync(join(tmpdir(), 'cache-')), 'r.db'));
     const store = new CachingReadStore(inner, ['clients']);
     await store.prepareView('clients', 1, []);
@@ -20,6 +20,10 @@ describe('caching read store', () => {
     await store.commit('clients', [{ id: 'b', doc: { n: 3 }, position: 4 }], 4);
     expect(await racing).toBeNull();
     expect((await store.get<{ n: number }>('clients', 'b'))?.n).toBe(3);
+
+    await inner.commit('clients', [{ id: 'c', doc: { n: 5 }, position: 5 }], 5);
+    const many = await store.getMany<{ n: number }>('clients', ['a', 'b', 'c', 'd']);
+    expect([...many].map(([id, d]) => [id, d.n])).toEqual([['a', 2], ['b', 3], ['c', 5]]);
 
     await store.resetView('clients', 2);
     expect(await store.get('clients', 'a')).toBeNull();

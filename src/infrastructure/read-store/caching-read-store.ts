@@ -1,13 +1,15 @@
 import type { IndexSpec } from '../../../projections/projection.js';
 import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewCommit, ViewDocument, ViewState } from './read-store.port.js';
 
-const LIMIT = 10_000;
+const LIMIT = 20_000;
 
 /**
- * Keeps documents of rarely-changing views (tenants, clients, users) in memory. Every write
- * to a view passes through `commit` or `resetView` of this same object (the projection runner
- * of this process is the views' writer), which drops the affected entries, so a cached
- * document is never older than the view. Callers must not mutate what they get.
+ * Keeps the documents of some views in memory, at most LIMIT per view (the oldest go first).
+ * Every write to a view passes through `commitAll` or `resetView` of this same object (the
+ * projection runner of this process is the views' writer): a commit drops the affected
+ * entries while it is under way and then keeps the documents it wrote, so a cached document
+ * is never older than the view, and a document just written is read from memory. Callers
+ * must not mutate what they get.
  */
 export class CachingReadStore implements ReadStore {
   private readonly caches = new Map<string, Map<string, ViewDocument<unknown> | null>>();
@@ -27,15 +29,22 @@ export class CachingReadStore implements ReadStore {
     if (cache.has(id)) return cache.get(id) as ViewDocument<D> | null;
     const before = this.generation;
     const doc = await this.inner.get<D>(view, id);
-    if (before === this.generation) {
-      if (cache.size >= LIMIT) cache.delete(cache.keys().next().value!);
-      cache.set(id, doc as ViewDocument<unknown> | null);
-    }
+    if (before === this.generation) keep(cache, id, doc);
     return doc;
   }
 
-  getMany<D>(view: string, ids: readonly string[]): Promise<Map<string, ViewDocument<D>>> {
-    return this.inner.getMany<D>(view, ids);
+  /** Cached documents from memory, the others from the store (not cached: the runner reads mostly documents it is about to write). */
+  async getMany<D>(view: string, ids: readonly string[]): Promise<Map<string, ViewDocument<D>>> {
+    const cache = this.caches.get(view);
+    if (!cache) return this.inner.getMany<D>(view, ids);
+    const found = new Map<string, ViewDocument<D>>();
+    const missing = ids.filter((id) => {
+      const doc = cache.get(id);
+      if (doc) found.set(id, doc as ViewDocument<D>);
+      return !cache.has(id);
+    });
+    if (missing.length) for (const [id, doc] of await this.inner.getMany<D>(view, missing)) found.set(id, doc);
+    return found;
   }
 
   find<D>(view: string, filter: Record<string, Scalar>, options?: FindOptions): Promise<ViewDocument<D>[]> {
@@ -47,13 +56,14 @@ export class CachingReadStore implements ReadStore {
   }
 
   async commitAll(commits: readonly ViewCommit[]): Promise<void> {
-    const drop = () => {
-      this.generation++;
-      for (const c of commits) for (const w of c.writes) this.caches.get(c.view)?.delete(w.id);
-    };
-    drop();
+    this.generation++;
+    for (const c of commits) for (const w of c.writes) this.caches.get(c.view)?.delete(w.id);
     await this.inner.commitAll(commits);
-    drop();
+    this.generation++;
+    for (const c of commits) {
+      const cache = this.caches.get(c.view);
+      if (cache) for (const w of c.writes) keep(cache, w.id, w.doc ? { ...w.doc, _id: w.id, _position: w.position } : null);
+    }
   }
 
   viewState(view: string): Promise<ViewState | null> {
@@ -80,4 +90,10 @@ export class CachingReadStore implements ReadStore {
   close(): Promise<void> {
     return this.inner.close();
   }
+}
+
+function keep(cache: Map<string, ViewDocument<unknown> | null>, id: string, doc: ViewDocument<unknown> | null): void {
+  cache.delete(id);
+  if (cache.size >= LIMIT) cache.delete(cache.keys().next().value!);
+  cache.set(id, doc);
 }
