@@ -16,7 +16,9 @@ import {
 } from './event-store.port.js';
 
 interface PendingAppend {
-  append: WriterAppend;
+  streamId: string;
+  events: readonly EventData[];
+  expected: ExpectedRevision;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
 }
@@ -92,7 +94,7 @@ export class SqliteEventStore implements EventStore {
   append(streamId: string, events: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ append: { streamId, events, expected }, resolve, reject });
+      this.queue.push({ streamId, events, expected, resolve, reject });
       if (this.inFlight < MAX_IN_FLIGHT) this.send();
     });
   }
@@ -102,7 +104,7 @@ export class SqliteEventStore implements EventStore {
     const batch = this.queue;
     this.inFlight++;
     this.queue = [];
-    this.writer.request({ type: 'append', appends: batch.map((p) => p.append) }).then(
+    this.writer.request({ type: 'append', appends: batch.map(toWriter) }).then(
       (r) => this.settle(batch, r.outcomes ?? []),
       (error) => {
         for (const p of batch) p.reject(error);
@@ -119,7 +121,7 @@ export class SqliteEventStore implements EventStore {
       if (o.ok) {
         if (!o.replayed) {
           appended = true;
-          this.remember(p.append, o.nextRevision, o.position);
+          this.remember(p, o.nextRevision, o.position);
         }
         this.head = Math.max(this.head, o.position);
         p.resolve({ nextRevision: o.nextRevision, position: o.position });
@@ -130,11 +132,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** Keeps an append's events as they were recorded (one append's positions are consecutive). */
-  private remember(a: WriterAppend, lastRevision: number, lastPosition: number): void {
+  private remember(a: PendingAppend, lastRevision: number, lastPosition: number): void {
     const n = a.events.length;
     a.events.forEach((e, i) => {
       const back = n - 1 - i;
-      this.recent.push({ id: e.id, type: e.type, data: e.data, metadata: e.metadata as RecordedEvent['metadata'], streamId: a.streamId, revision: lastRevision - back, position: lastPosition - back });
+      this.recent.push({ ...e, streamId: a.streamId, revision: lastRevision - back, position: lastPosition - back });
     });
     if (this.recent.length > RECENT_LIMIT) {
       const dropped = this.recent.splice(0, this.recent.length - RECENT_LIMIT / 2);
@@ -243,6 +245,10 @@ export class SqliteEventStore implements EventStore {
     await this.writer.release();
     this.db.close();
   }
+}
+
+function toWriter(p: PendingAppend): WriterAppend {
+  return { streamId: p.streamId, expected: p.expected, events: p.events.map((e) => ({ id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })) };
 }
 
 function toRecorded(r: Row): RecordedEvent {

@@ -70,7 +70,15 @@ export class SqliteReadStore implements ReadStore {
 
   /** Written by the store's writer thread, so view commits never wait for an event append's lock. */
   async commitAll(commits: readonly ViewCommit[]): Promise<void> {
-    const response = await this.writer.request({ type: 'views', commits: commits.map((c) => ({ ...c, table: table(c.view) })) });
+    const response = await this.writer.request({
+      type: 'views',
+      commits: commits.map((c) => ({
+        view: c.view,
+        table: table(c.view),
+        writes: c.writes.map((w) => ({ id: w.id, body: w.doc ? JSON.stringify(w.doc) : null, position: w.position })),
+        checkpoint: c.checkpoint,
+      })),
+    });
     if (response.error) throw new Error(`read store: ${response.error}`);
   }
 
