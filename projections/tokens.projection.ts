@@ -45,7 +45,8 @@ export const tokensProjection: Projection<TokenView> = {
   view: 'tokens',
   version: 3,
   eventTypes: ['AccessTokenIssued', 'RefreshTokenIssued', 'RefreshRotated', 'TokenRevoked'],
-  indexes: [{ fields: ['tenantId', 'sessionId'] }],
+  // Read by id only (introspection, userinfo); a session's tokens are listed by the token_history view.
+  indexes: [],
   documentId,
   apply(doc, e, id) {
     const d = e.data;
