@@ -1,10 +1,11 @@
 import type { Projection, ProjectedEvent } from './projection.js';
 
 /**
- * Every issued token, for introspection: access tokens keyed `<tenant>/at/<jti>` (jtis are
+ * The tokens of sessions, for introspection: access tokens keyed `<tenant>/at/<jti>` (jtis are
  * time-ordered, so new documents land at the end of the key index), refresh tokens keyed
  * `<tenant>/rt/<sha256>`; a rotation marks the old refresh token and creates the new one.
- * Revocation of a whole session or grant is read from the `sessions` view.
+ * Revocation of a whole session or grant is read from the `sessions` view. A token a client
+ * holds for itself (client_credentials) gets a document only when it is revoked.
  */
 export interface TokenView {
   tenantId: string;
@@ -29,7 +30,8 @@ function documentId(e: ProjectedEvent): string | readonly string[] | undefined {
   const d = e.data;
   switch (e.type) {
     case 'AccessTokenIssued':
-      return accessTokenKey(d.tenantId, d.jti);
+      // A token a client holds for itself (no session) is described by its JWT alone: only its revocation is kept.
+      return d.sessionId ? accessTokenKey(d.tenantId, d.jti) : undefined;
     case 'RefreshTokenIssued':
       return refreshTokenKey(d.tenantId, d.refreshHash);
     case 'RefreshRotated':
@@ -43,7 +45,7 @@ function documentId(e: ProjectedEvent): string | readonly string[] | undefined {
 
 export const tokensProjection: Projection<TokenView> = {
   view: 'tokens',
-  version: 3,
+  version: 4,
   eventTypes: ['AccessTokenIssued', 'RefreshTokenIssued', 'RefreshRotated', 'TokenRevoked'],
   // Read by id only (introspection, userinfo); a session's tokens are listed by the token_history view.
   indexes: [],
@@ -82,7 +84,10 @@ export const tokensProjection: Projection<TokenView> = {
           status: 'active',
         };
       case 'TokenRevoked':
-        return doc ? { ...doc, status: 'revoked' } : null;
+        if (doc) return { ...doc, status: 'revoked' };
+        return d.jti && !d.sessionId
+          ? { tenantId: d.tenantId, kind: 'access_token', clientId: d.clientId, sub: d.clientId, jti: d.jti, scope: [], issuedAt: 0, expiresAt: 0, status: 'revoked' }
+          : null;
       default:
         return doc;
     }

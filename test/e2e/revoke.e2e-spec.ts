@@ -52,6 +52,13 @@ describe('revocation', () => {
     expect(await rp.active((await rp.refresh('web', tokens.refresh_token!)).access_token)).toBe(true);
   });
 
+  it("lets a client revoke its own client_credentials token, leaving the client's other tokens active", async () => {
+    const [revoked, kept] = [await rp.clientCredentials('service'), await rp.clientCredentials('service')];
+    await rp.revoke(revoked.access_token, 'service');
+    expect(await rp.active(revoked.access_token)).toBe(false);
+    expect(await rp.active(kept.access_token)).toBe(true);
+  });
+
   it('lets the public client spa revoke its own refresh token with its client_id', async () => {
     const tokens = await rp.tokens({ clientId: 'spa', scope: 'openid offline_access' });
     await rp.revoke(tokens.refresh_token!, 'spa');

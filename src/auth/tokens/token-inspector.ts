@@ -50,7 +50,9 @@ export class TokenInspector {
     const jti = jwt?.payload.jti;
     if (typeof jti !== 'string') return undefined;
     const doc = await this.reads.get<TokenView>('tokens', accessTokenKey(tenantId, jti));
-    return doc && doc.tenantId === tenantId ? { token: doc } : undefined;
+    if (doc) return doc.tenantId === tenantId ? { token: doc } : undefined;
+    // A client's own token has no document unless it was revoked: its verified JWT describes it.
+    return jwt!.payload.sid === undefined ? { token: clientTokenOf(tenantId, jti, jwt!.payload) } : undefined;
   }
 
   private async findRefresh(tenantId: string, token: string): Promise<Omit<Inspection, 'active'> | undefined> {
@@ -67,4 +69,9 @@ export class TokenInspector {
     if (!session || session.revoked) return false;
     return !(t.grantId && session.revokedGrants.includes(t.grantId));
   }
+}
+
+function clientTokenOf(tenantId: string, jti: string, claims: Record<string, unknown>): TokenView {
+  const { client_id: clientId, sub, scope, aud, iat, exp } = claims as { client_id: string; sub: string; scope?: string; aud: string | string[]; iat: number; exp: number };
+  return { tenantId, kind: 'access_token', clientId, sub, jti, scope: scope ? scope.split(' ') : [], audience: Array.isArray(aud) ? aud : [aud], issuedAt: iat, expiresAt: exp, status: 'active' };
 }
