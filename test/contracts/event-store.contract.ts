@@ -294,24 +294,40 @@ function eventStoreContract(makeHarness: () => Promise<Harness>): void {
     }
   });
 
-  it('delivers a long burst of concurrent appends to a live subscriber exactly once, as readAll has it', async () => {
+  it('delivers a long burst of concurrent appends exactly once, as readAll has it, to a subscriber that keeps up and to one that falls behind', async () => {
     const start = await store.headPosition();
-    const sub = store.subscribeToAll({ afterPosition: start, filter: { streamPrefixes: [stream('burst-')] } });
-    const it = sub[Symbol.asyncIterator]();
+    const filter = { streamPrefixes: [stream('burst-')] };
+    const live = store.subscribeToAll({ afterPosition: start, filter });
+    const late = store.subscribeToAll({ afterPosition: start, filter });
+    const liveIt = live[Symbol.asyncIterator]();
+    const lateIt = late[Symbol.asyncIterator]();
+    const fields = (e: RecordedEvent) => [e.id, e.position, e.streamId, e.revision, e.type, e.data, e.metadata];
     try {
-      const collecting = within(take(it, 9000), 60_000, 'the burst');
+      const collecting = within(take(liveIt, 9000), 60_000, 'the burst');
       for (let round = 0; round < 30; round++) {
         await Promise.all(
-          Array.from({ length: 100 }, (_, i) => store.append(stream(`burst-${round}-${i}`), [event(type('E')), event(type('E')), event(type('E'))], 'no_stream')),
+          Array.from({ length: 100 }, (_, i) =>
+            store.append(stream(`burst-${round}-${i}`), [event(type('E'), { round, i }), event(type('F'), { n: [1, 2] }), event(type('E'))], 'no_stream'),
+          ),
         );
       }
-      const live = await collecting;
-      const stored = await store.readAll({ afterPosition: start, filter: { streamPrefixes: [stream('burst-')] } });
-      expect(live.map((e) => [e.id, e.position, e.streamId, e.revision])).toEqual(stored.map((e) => [e.id, e.position, e.streamId, e.revision]));
+      const stored = (await store.readAll({ afterPosition: start, filter })).map(fields);
+      expect((await collecting).map(fields)).toEqual(stored);
+      expect((await within(take(lateIt, 9000), 60_000, 'the burst, late')).map(fields)).toEqual(stored);
     } finally {
-      await sub.close();
+      await live.close();
+      await late.close();
     }
   }, 120_000);
+
+  it('fails only the append whose data cannot be stored, and keeps appending', async () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const bad of [{ n: 1n }, cyclic]) await expect(store.append(stream('bad'), [event(type('E'), bad)], 'any')).rejects.toThrow();
+    const ok = await within(store.append(stream('good'), [event(type('E'), { n: 1 })], 'no_stream'), 5000, 'the next append');
+    expect(ok.nextRevision).toBe(0);
+    expect(await store.readStream(stream('bad'))).toEqual([]);
+  });
 
   it('ends a waiting iteration when the subscription is closed', async () => {
     const sub = store.subscribeToAll({ afterPosition: await store.headPosition(), filter: { streamPrefixes: [`${tag}-`] } });

@@ -17,7 +17,13 @@ export interface EventMetadata {
   schemaVersion: number;
 }
 
-/** An event to append. `id` is a UUID; appending the same ids again is a no-op. */
+/**
+ * An event to append. `id` is a UUID; appending the same ids again is a no-op. `data` holds
+ * plain JSON values only (no Date, BigInt, NaN or cycles; an `undefined` member counts as
+ * absent): it is stored as JSON, and a live subscriber of the embedded store receives the
+ * appended objects themselves, so both must read the same. Data that cannot be written as
+ * JSON fails its own append and no other.
+ */
 export interface EventData<T extends string = string, D = unknown> {
   id: string;
   type: T;

@@ -18,7 +18,8 @@ import {
 interface PendingAppend {
   streamId: string;
   events: readonly EventData[];
-  expected: ExpectedRevision;
+  /** The append as it crosses to the writer thread. */
+  wire: WriterAppend;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
 }
@@ -93,8 +94,14 @@ export class SqliteEventStore implements EventStore {
 
   append(streamId: string, events: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    let wire: WriterAppend;
+    try {
+      wire = { streamId, expected, events: events.map((e) => ({ id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })) };
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return new Promise((resolve, reject) => {
-      this.queue.push({ streamId, events, expected, resolve, reject });
+      this.queue.push({ streamId, events, wire, resolve, reject });
       if (this.inFlight < MAX_IN_FLIGHT) this.send();
     });
   }
@@ -104,7 +111,7 @@ export class SqliteEventStore implements EventStore {
     const batch = this.queue;
     this.inFlight++;
     this.queue = [];
-    this.writer.request({ type: 'append', appends: batch.map(toWriter) }).then(
+    this.writer.request({ type: 'append', appends: batch.map((p) => p.wire) }).then(
       (r) => this.settle(batch, r.outcomes ?? []),
       (error) => {
         for (const p of batch) p.reject(error);
@@ -245,10 +252,6 @@ export class SqliteEventStore implements EventStore {
     await this.writer.release();
     this.db.close();
   }
-}
-
-function toWriter(p: PendingAppend): WriterAppend {
-  return { streamId: p.streamId, expected: p.expected, events: p.events.map((e) => ({ id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })) };
 }
 
 function toRecorded(r: Row): RecordedEvent {
