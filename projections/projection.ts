@@ -32,4 +32,10 @@ export interface Projection<D extends object = Record<string, unknown>> {
   documentId(event: ProjectedEvent): string | readonly string[] | undefined;
   /** Document (or nothing) in, document (or nothing) out; `id` says which document, when an event touches several. */
   apply(doc: D | null, event: ProjectedEvent, id: string): D | null;
+  /**
+   * Whether `apply` reads the stored document `id` for this event (true when absent). An event
+   * that creates its document (a new token, a history entry) is applied without reading the
+   * view; the runner's checkpoint, written with the documents, keeps it from being applied twice.
+   */
+  readsDocument?(event: ProjectedEvent, id: string): boolean;
 }

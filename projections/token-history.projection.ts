@@ -48,6 +48,7 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [{ fields: ['tenantId', 'sessionId'] }, { fields: ['tenantId', 'sub'] }, { fields: ['tenantId', 'clientId'] }],
   documentId: (e) => historyKey(e.data.tenantId, e.position),
+  readsDocument: () => false,
   apply(_doc, e) {
     const d = e.data;
     const sub = d.sub ?? d.userId;

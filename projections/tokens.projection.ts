@@ -50,6 +50,8 @@ export const tokensProjection: Projection<TokenView> = {
   // Read by id only (introspection, userinfo); a session's tokens are listed by the token_history view.
   indexes: [],
   documentId,
+  // Issuing creates a document; only a revocation and the rotated side of a rotation change one.
+  readsDocument: (e, id) => e.type === 'TokenRevoked' || (e.type === 'RefreshRotated' && id === refreshTokenKey(e.data.tenantId, e.data.fromHash)),
   apply(doc, e, id) {
     const d = e.data;
     if (e.type === 'RefreshRotated' && id === refreshTokenKey(d.tenantId, d.fromHash)) return doc ? { ...doc, status: 'rotated' } : null;

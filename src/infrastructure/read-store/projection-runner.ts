@@ -202,11 +202,14 @@ export class ProjectionRunner {
     }
     if (!targets.length) return [];
     const writes = new Map<string, DocumentWrite>();
-    const stored = await this.store.getMany<Record<string, unknown>>(p.view, [...new Set(targets.map(([id]) => id))]);
+    const reads = p.readsDocument;
+    const toRead = reads ? targets.filter(([id, e]) => reads(e, id)) : targets;
+    const stored = toRead.length ? await this.store.getMany<Record<string, unknown>>(p.view, [...new Set(toRead.map(([id]) => id))]) : new Map();
     for (const [id, e] of targets) {
       const pending = writes.get(id);
       let doc: Record<string, unknown> | null;
       if (pending) doc = pending.doc;
+      else if (reads && !reads(e, id)) doc = null;
       else {
         const found = stored.get(id);
         if (found && found._position >= e.position) continue;
