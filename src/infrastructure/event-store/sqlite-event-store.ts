@@ -16,7 +16,6 @@ import {
 } from './event-store.port.js';
 
 interface PendingAppend {
-  streamId: string;
   events: readonly EventData[];
   /** The append as it crosses to the writer thread. */
   wire: WriterAppend;
@@ -101,7 +100,7 @@ export class SqliteEventStore implements EventStore {
       return Promise.reject(error);
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ streamId, events, wire, resolve, reject });
+      this.queue.push({ events, wire, resolve, reject });
       if (this.inFlight < MAX_IN_FLIGHT) this.send();
     });
   }
@@ -143,7 +142,7 @@ export class SqliteEventStore implements EventStore {
     const n = a.events.length;
     a.events.forEach((e, i) => {
       const back = n - 1 - i;
-      this.recent.push({ ...e, streamId: a.streamId, revision: lastRevision - back, position: lastPosition - back });
+      this.recent.push({ ...e, streamId: a.wire.streamId, revision: lastRevision - back, position: lastPosition - back });
     });
     if (this.recent.length > RECENT_LIMIT) {
       const dropped = this.recent.splice(0, this.recent.length - RECENT_LIMIT / 2);
