@@ -4,6 +4,7 @@ import type { TenantView } from '../../../projections/tenants.projection.js';
 import type { SigningAlg } from '../../domain/tenant/tenant.events.js';
 import { decodeJwt, signJwt, signatureValid, type DecodedJwt } from '../../infrastructure/crypto/jws.js';
 import { KeyRing } from '../../infrastructure/crypto/key-ring.js';
+import { setBounded } from '../../shared/bounded-map.js';
 import { Directory } from '../../shared/directory.js';
 import { idTokenTtl, type TokenResponse } from '../token/grant.js';
 
@@ -123,8 +124,7 @@ export class TokenIssuer {
     if (!decoded) {
       decoded = await this.checkSignature(tenantId, token);
       if (!decoded) return undefined;
-      if (this.verified.size >= VERIFIED_LIMIT) this.verified.delete(this.verified.keys().next().value!);
-      this.verified.set(key, decoded);
+      setBounded(this.verified, key, decoded, VERIFIED_LIMIT);
     }
     return !typ || decoded.header.typ === typ ? decoded : undefined;
   }

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { fold, type Decider, type DomainEvent } from '../../domain/shared/decider.js';
+import { setBounded } from '../../shared/bounded-map.js';
 import {
   type EventData,
   type EventMetadata,
@@ -80,9 +81,7 @@ export class AggregateStore {
   }
 
   private remember(streamId: string, revision: number, state: unknown): void {
-    this.cache.delete(streamId);
-    this.cache.set(streamId, { revision, state });
-    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    setBounded(this.cache, streamId, { revision, state }, CACHE_LIMIT);
   }
 }
 

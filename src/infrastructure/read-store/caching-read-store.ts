@@ -1,3 +1,4 @@
+import { setBounded } from '../../shared/bounded-map.js';
 import type { IndexSpec } from '../../../projections/projection.js';
 import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewCommit, ViewDocument, ViewState } from './read-store.port.js';
 
@@ -93,7 +94,5 @@ export class CachingReadStore implements ReadStore {
 }
 
 function keep(cache: Map<string, ViewDocument<unknown> | null>, id: string, doc: ViewDocument<unknown> | null): void {
-  cache.delete(id);
-  if (cache.size >= LIMIT) cache.delete(cache.keys().next().value!);
-  cache.set(id, doc);
+  setBounded(cache, id, doc, LIMIT);
 }
