@@ -175,3 +175,29 @@ export function writerThread(): void {
     }
   });
 }
+
+/**
+ * Copies committed WAL frames into the main file every `everyMs`, from a connection of its
+ * own (a passive checkpoint, which never blocks the writer). The writer's own checkpoint,
+ * after it has written `wal_autocheckpoint` frames, then finds little left to copy and lets
+ * the WAL start over; without this thread that checkpoint copied everything itself and held
+ * up every append behind it for tens of milliseconds.
+ */
+export function checkpointerThread(): void {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { parentPort, workerData } = require('node:worker_threads');
+  const Database = require(workerData.driver);
+  const db = new Database(workerData.file);
+  const timer = setInterval(() => {
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Busy or failed: the next round tries again, and the writer's own checkpoint is the backstop.
+    }
+  }, workerData.everyMs);
+  parentPort.once('message', () => {
+    clearInterval(timer);
+    db.close();
+    parentPort.close();
+  });
+}

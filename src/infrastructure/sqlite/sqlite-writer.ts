@@ -1,17 +1,22 @@
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { EVENTS_SCHEMA, VIEW_STATE_SCHEMA, type WriterData, type WriterRequest, type WriterResponse, writerThread } from './sqlite-writer.thread.js';
+import { EVENTS_SCHEMA, VIEW_STATE_SCHEMA, type WriterData, type WriterRequest, type WriterResponse, writerThread, checkpointerThread } from './sqlite-writer.thread.js';
+
+/** How often the checkpointer thread copies the WAL into the main file (see checkpointerThread). */
+const CHECKPOINT_EVERY_MS = 200;
 
 type Request = WriterRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 /**
  * The writer thread of one embedded store file, shared by the event store and the read
- * store of this process (so their writes never contend for SQLite's write lock).
+ * store of this process (so their writes never contend for SQLite's write lock), and the
+ * file's checkpointer thread.
  */
 export class SqliteWriter {
   private static readonly open = new Map<string, { writer: SqliteWriter; users: number }>();
   private readonly worker: Worker;
+  private readonly checkpointer: { worker: Worker; exited: Promise<void> };
   private readonly pending = new Map<number, { resolve(r: WriterResponse): void; reject(e: Error): void }>();
   private nextId = 1;
   private failure?: Error;
@@ -31,6 +36,10 @@ export class SqliteWriter {
       this.pending.clear();
     });
     this.exited = new Promise((r) => this.worker.once('exit', () => r()));
+    const checkpointer = new Worker(`(${checkpointerThread.toString()})()`, { eval: true, workerData: { ...data, everyMs: CHECKPOINT_EVERY_MS } });
+    // Losing it costs speed, not data: the writer's own checkpoint still runs.
+    checkpointer.on('error', () => undefined);
+    this.checkpointer = { worker: checkpointer, exited: new Promise((r) => checkpointer.once('exit', () => r())) };
   }
 
   /** The writer of `file`, started on first use. */
@@ -47,6 +56,8 @@ export class SqliteWriter {
     const entry = SqliteWriter.open.get(this.file);
     if (!entry || --entry.users > 0) return;
     SqliteWriter.open.delete(this.file);
+    this.checkpointer.worker.postMessage('close');
+    await this.checkpointer.exited;
     if (!this.failure) await this.request({ type: 'close' });
     await this.exited;
   }
