@@ -4,7 +4,7 @@ import type { SessionEvent } from '../../domain/session/session.events.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { randomToken, sha256 } from '../../infrastructure/crypto/hashing.js';
-import { AggregateStore, type Outcome } from '../../infrastructure/event-store/aggregate-store.js';
+import { AggregateStore, type Alongside, type Outcome } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../oauth-errors.js';
 
@@ -42,9 +42,15 @@ export class SessionCommands {
     return (await this.aggregates.load(streams.session(tenantId, sessionId), sessionDecider)).state;
   }
 
-  async run(tenantId: string, sessionId: string, command: SessionCommand, actor: string, correlationId?: string): Promise<Outcome<SessionEvent, SessionState>> {
+  async run<R = undefined>(
+    tenantId: string,
+    sessionId: string,
+    command: SessionCommand,
+    actor: string,
+    options: { correlationId?: string; alongside?: Alongside<SessionEvent, SessionState, R> } = {},
+  ): Promise<Outcome<SessionEvent, SessionState, R>> {
     try {
-      return await this.aggregates.execute(streams.session(tenantId, sessionId), sessionDecider, command, { tenantId, actor, now: this.clock.now(), correlationId });
+      return await this.aggregates.execute(streams.session(tenantId, sessionId), sessionDecider, command, { tenantId, actor, now: this.clock.now(), correlationId: options.correlationId }, options.alongside);
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
       switch (e.code) {

@@ -19,12 +19,22 @@ export interface CommandContext {
   commandId?: string;
 }
 
-export interface Outcome<E, S> {
+export interface Outcome<E, S, R = undefined> {
   events: E[];
   state: S;
   /** Global position of the last appended event; 0 when nothing was appended. */
   position: number;
+  /** What `alongside` made of the decision (undefined when nothing was decided). */
+  alongside?: R;
 }
+
+/**
+ * Work on a decision that runs while its events are being made durable (signing the tokens
+ * the events describe, say), so the request thread uses the wait. Its result is returned
+ * only once the append succeeded; on a conflict it is discarded and runs again on the next
+ * decision.
+ */
+export type Alongside<E, S, R> = (events: E[], state: S) => R | Promise<R>;
 
 interface Cached {
   revision: number;
@@ -32,6 +42,8 @@ interface Cached {
 }
 
 const CACHE_LIMIT = 20_000;
+/** Decisions tried per command when appends conflict. */
+const ATTEMPTS = 5;
 
 /**
  * Runs a decider over one stream: fold, decide, append with the expected revision
@@ -57,18 +69,28 @@ export class AggregateStore {
     return { state, revision };
   }
 
-  async execute<C, E extends DomainEvent, S>(streamId: string, decider: Decider<C, E, S>, command: C, ctx: CommandContext, attempts = 5): Promise<Outcome<E, S>> {
+  async execute<C, E extends DomainEvent, S, R = undefined>(
+    streamId: string,
+    decider: Decider<C, E, S>,
+    command: C,
+    ctx: CommandContext,
+    alongside?: Alongside<E, S, R>,
+  ): Promise<Outcome<E, S, R>> {
     for (let attempt = 1; ; attempt++) {
       const { state, revision } = await this.load(streamId, decider);
       const decided = decider.decide(command, state);
       if (decided.length === 0) return { events: [], state, position: 0 };
       try {
-        const result = await this.events.append(streamId, toEventData(decided, ctx), revision === -1 ? 'no_stream' : revision);
         const next = decided.reduce(decider.evolve, state);
-        this.remember(streamId, result.nextRevision, next);
-        return { events: decided, state: next, position: result.position };
+        const appended = this.events.append(streamId, toEventData(decided, ctx), revision === -1 ? 'no_stream' : revision);
+        // Both settle before either is reported: a conflict is retried whatever the work did.
+        const [result, extra] = await Promise.allSettled([appended, alongside && Promise.resolve().then(() => alongside(decided, next))]);
+        if (result.status === 'rejected') throw result.reason;
+        this.remember(streamId, result.value.nextRevision, next);
+        if (extra.status === 'rejected') throw extra.reason;
+        return { events: decided, state: next, position: result.value.position, alongside: extra.value };
       } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= attempts) throw error;
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= ATTEMPTS) throw error;
         this.cache.delete(streamId);
       }
     }

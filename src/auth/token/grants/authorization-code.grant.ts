@@ -39,7 +39,7 @@ export class AuthorizationCodeGrant implements Grant {
     const codeHash = sha256(code);
     const access = newAccessToken(request);
     const refresh = mintArtefact(sessionId);
-    const outcome = await this.sessions.run(
+    const { alongside: response } = await this.sessions.run(
       tenant.tenantId,
       sessionId,
       {
@@ -54,18 +54,25 @@ export class AuthorizationCodeGrant implements Grant {
         refreshRule: refreshRule(tenant, client),
       },
       `client:${client.clientId}`,
+      {
+        // Signed while the redemption is being made durable.
+        alongside: (events, state) => {
+          if (events[0]?.type !== 'CodeRedeemed') return undefined;
+          const issued = findCode(state, codeHash)!;
+          return this.tokens.userTokenResponse(tenant, {
+            ...access,
+            sub: issued.userId,
+            clientId: client.clientId,
+            scope: issued.scope,
+            sessionId,
+            authTime: issued.authTime,
+            nonce: issued.nonce,
+            refreshToken: events.some((e) => e.type === 'RefreshTokenIssued') ? refresh.value : undefined,
+          });
+        },
+      },
     );
-    if (outcome.events[0]?.type !== 'CodeRedeemed') throw new InvalidGrant('the code was already used; the tokens it produced are revoked');
-    const issued = findCode(outcome.state, codeHash)!;
-    return this.tokens.userTokenResponse(tenant, {
-      ...access,
-      sub: issued.userId,
-      clientId: client.clientId,
-      scope: issued.scope,
-      sessionId,
-      authTime: issued.authTime,
-      nonce: issued.nonce,
-      refreshToken: outcome.events.some((e) => e.type === 'RefreshTokenIssued') ? refresh.value : undefined,
-    });
+    if (!response) throw new InvalidGrant('the code was already used; the tokens it produced are revoked');
+    return response;
   }
 }

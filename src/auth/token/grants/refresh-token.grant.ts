@@ -27,7 +27,7 @@ export class RefreshTokenGrant implements Grant {
     if (!sessionId) throw new InvalidGrant('unknown refresh token');
     const access = newAccessToken(request);
     const next = mintArtefact(sessionId);
-    const outcome = await this.sessions.run(
+    const { alongside: response } = await this.sessions.run(
       tenant.tenantId,
       sessionId,
       {
@@ -40,10 +40,15 @@ export class RefreshTokenGrant implements Grant {
         refresh: { hash: next.hash, expiresAt: now + tenant.refreshTokenTtl },
       },
       `client:${client.clientId}`,
+      {
+        // Signed while the rotation is being made durable.
+        alongside: (events, { userId, authTime }) => {
+          const issued = events.find((e) => e.type === 'AccessTokenIssued');
+          return issued && this.tokens.userTokenResponse(tenant, { ...access, sub: userId, clientId: client.clientId, scope: issued.data.scope, sessionId, authTime, refreshToken: next.value });
+        },
+      },
     );
-    const issued = outcome.events.find((e) => e.type === 'AccessTokenIssued');
-    if (!issued) throw new InvalidGrant('the refresh token was already used; the session is revoked');
-    const { userId, authTime } = outcome.state;
-    return this.tokens.userTokenResponse(tenant, { ...access, sub: userId, clientId: client.clientId, scope: issued.data.scope, sessionId, authTime, refreshToken: next.value });
+    if (!response) throw new InvalidGrant('the refresh token was already used; the session is revoked');
+    return response;
   }
 }
