@@ -1,14 +1,13 @@
 import { Controller, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { streams } from '../../domain/shared/stream-names.js';
-import { sha256 } from '../../infrastructure/crypto/hashing.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
 import { formParams } from '../form-request.js';
 import { required } from '../params.js';
-import { SessionCommands, sessionOf } from '../sessions/session-commands.js';
+import { artefactHash, SessionCommands, sessionOf } from '../sessions/session-commands.js';
 import { TokenInspector } from '../tokens/token-inspector.js';
 
 /**
@@ -38,7 +37,7 @@ export class RevokeController {
     // A refresh token is decided on its session's stream, which knows every one it issued.
     const sessionId = sessionOf(token);
     if (sessionId) {
-      await this.sessions.run(tenantId, sessionId, { kind: 'RevokeRefreshToken', refreshHash: sha256(token), clientId: client.clientId }, actor);
+      await this.sessions.run(tenantId, sessionId, { kind: 'RevokeRefreshToken', refreshHash: artefactHash(token), clientId: client.clientId }, actor);
       return '';
     }
     const found = await this.inspector.inspect(tenantId, token, 'access_token');

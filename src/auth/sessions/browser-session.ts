@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { SessionState } from '../../domain/session/session.decider.js';
 import { CONFIG, type Config } from '../../config.js';
-import { constantTimeEqual, sha256 } from '../../infrastructure/crypto/hashing.js';
+import { constantTimeEqual } from '../../infrastructure/crypto/hashing.js';
 import { parseCookies, serializeCookie } from '../../shared/cookies.js';
-import { SessionCommands, sessionOf } from './session-commands.js';
+import { artefactHash, SessionCommands, sessionOf } from './session-commands.js';
 
 export const SESSION_COOKIE = 'sid';
 export const INTERACTION_COOKIE = 'interaction';
@@ -30,7 +30,7 @@ export class BrowserSessions {
     const sessionId = value && sessionOf(value);
     if (!sessionId) return undefined;
     const state = await this.sessions.load(tenantId, sessionId);
-    if (!state.started || state.revoked || !constantTimeEqual(state.cookieHash, sha256(value))) return undefined;
+    if (!state.started || state.revoked || !constantTimeEqual(state.cookieHash, artefactHash(value))) return undefined;
     return state;
   }
 

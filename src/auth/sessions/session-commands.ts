@@ -9,23 +9,42 @@ import { Clock } from '../../infrastructure/nest/clock.js';
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../oauth-errors.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
+const STAMP = /^[0-9a-f]{12}$/;
 
-/** A session-bound secret (code, refresh token, cookie): `<session id>.<256 random bits>`; only its hash is kept. */
+/**
+ * A session-bound secret (code, refresh token, cookie): `<session id>.<stamp><256 random
+ * bits>`, where the stamp is the issue time in milliseconds as 12 hex digits. Only its
+ * reference is kept (`artefactHash`).
+ */
 export interface Artefact {
   value: string;
   hash: string;
 }
 
-export function mintArtefact(sessionId: string): Artefact {
-  const value = `${sessionId}.${randomToken()}`;
-  return { value, hash: sha256(value) };
+export function mintArtefact(sessionId: string, now = Date.now()): Artefact {
+  const value = `${sessionId}.${now.toString(16).padStart(12, '0')}${randomToken()}`;
+  return { value, hash: artefactHash(value) };
 }
+
+/**
+ * What the log and the views keep of an artefact: its stamp, then its SHA-256. The stamp
+ * leads so that refresh-token documents, keyed by it, are added at the end of their index
+ * in issue order rather than at random places in it. An artefact from before stamps (66
+ * characters) is kept by its SHA-256 alone.
+ */
+export function artefactHash(value: string): string {
+  const stamp = value.length === STAMPED_LENGTH ? value.slice(23, 35) : '';
+  return STAMP.test(stamp) ? `${stamp}.${sha256(value)}` : sha256(value);
+}
+
+const UNSTAMPED_LENGTH = 66;
+const STAMPED_LENGTH = 78;
 
 /** The session an artefact belongs to, or undefined when it has not the shape of one. */
 export function sessionOf(value: string): string | undefined {
   const dot = value.indexOf('.');
   const sessionId = value.slice(0, dot);
-  return dot === 22 && SESSION_ID.test(sessionId) && value.length === 66 ? sessionId : undefined;
+  return dot === 22 && SESSION_ID.test(sessionId) && (value.length === STAMPED_LENGTH || value.length === UNSTAMPED_LENGTH) ? sessionId : undefined;
 }
 
 export const newSessionId = () => randomToken(16);

@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type SessionView, sessionKey } from '../../../projections/sessions.projection.js';
 import { accessTokenKey, refreshTokenKey, type TokenView } from '../../../projections/tokens.projection.js';
-import { sha256 } from '../../infrastructure/crypto/hashing.js';
 import { EVENT_STORE, type EventStore } from '../../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { ProjectionRunner } from '../../infrastructure/read-store/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../../infrastructure/read-store/read-store.port.js';
-import { sessionOf } from '../sessions/session-commands.js';
+import { artefactHash, sessionOf } from '../sessions/session-commands.js';
 import { TokenIssuer } from './token-issuer.js';
 
 export type TokenHint = 'access_token' | 'refresh_token';
@@ -57,7 +56,7 @@ export class TokenInspector {
 
   private async findRefresh(tenantId: string, token: string): Promise<Omit<Inspection, 'active'> | undefined> {
     if (!sessionOf(token)) return undefined;
-    const hash = sha256(token);
+    const hash = artefactHash(token);
     const doc = await this.reads.get<TokenView>('tokens', refreshTokenKey(tenantId, hash));
     return doc && doc.tenantId === tenantId ? { token: doc, hash } : undefined;
   }

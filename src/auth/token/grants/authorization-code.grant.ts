@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { findCode, type RefreshRule } from '../../../domain/session/session.decider.js';
-import { sha256 } from '../../../infrastructure/crypto/hashing.js';
 import type { ClientView } from '../../../../projections/clients.projection.js';
 import type { TenantView } from '../../../../projections/tenants.projection.js';
 import { InvalidGrant, InvalidRequest } from '../../oauth-errors.js';
 import { required } from '../../params.js';
-import { mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
+import { artefactHash, mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
 import { type Grant, type GrantRequest, newAccessToken, type TokenResponse } from '../grant.js';
 
@@ -36,7 +35,7 @@ export class AuthorizationCodeGrant implements Grant {
     if (!CODE_VERIFIER.test(verifier)) throw new InvalidRequest('code_verifier must be 43 to 128 unreserved characters');
     const sessionId = sessionOf(code);
     if (!sessionId) throw new InvalidGrant('unknown authorization code');
-    const codeHash = sha256(code);
+    const codeHash = artefactHash(code);
     const access = newAccessToken(request);
     const refresh = mintArtefact(sessionId);
     const { alongside: response } = await this.sessions.run(

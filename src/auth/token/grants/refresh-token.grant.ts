@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sha256 } from '../../../infrastructure/crypto/hashing.js';
 import { InvalidGrant } from '../../oauth-errors.js';
 import { required, scopeList } from '../../params.js';
-import { mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
+import { artefactHash, mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
 import { type Grant, type GrantRequest, newAccessToken, type TokenResponse } from '../grant.js';
 
@@ -32,7 +31,7 @@ export class RefreshTokenGrant implements Grant {
       sessionId,
       {
         kind: 'RotateRefresh',
-        refreshHash: sha256(presented),
+        refreshHash: artefactHash(presented),
         clientId: client.clientId,
         scope: scopeList(params.scope),
         now,
