@@ -1,11 +1,14 @@
+import { grantOfTokenId } from '../src/domain/session/session.events.js';
 import type { Projection, ProjectedEvent } from './projection.js';
 
 /**
- * The tokens of sessions, for introspection: access tokens keyed `<tenant>/at/<jti>` (jtis are
- * time-ordered, so new documents land at the end of the key index), refresh tokens keyed
- * `<tenant>/rt/<sha256>`; a rotation marks the old refresh token and creates the new one.
- * Revocation of a whole session or grant is read from the `sessions` view. A token a client
- * holds for itself (client_credentials) gets a document only when it is revoked.
+ * Tokens for introspection. Refresh tokens are keyed `<tenant>/rt/<reference>` (the reference
+ * leads with the issue stamp, so new documents land at the end of the key index); a rotation
+ * marks the old one and creates the new one. An access token is described by its verified
+ * JWT and gets a document, keyed `<tenant>/at/<jti>`, only when it is revoked by itself; the
+ * revocation of its whole session or grant is read from the `sessions` view (its `jti` names
+ * its grant). Access tokens of sessions issued before their `jti` named the grant keep a
+ * document from issue on.
  */
 export interface TokenView {
   tenantId: string;
@@ -30,8 +33,7 @@ function documentId(e: ProjectedEvent): string | readonly string[] | undefined {
   const d = e.data;
   switch (e.type) {
     case 'AccessTokenIssued':
-      // A token a client holds for itself (no session) is described by its JWT alone: only its revocation is kept.
-      return d.sessionId ? accessTokenKey(d.tenantId, d.jti) : undefined;
+      return d.sessionId && !grantOfTokenId(d.jti) ? accessTokenKey(d.tenantId, d.jti) : undefined;
     case 'RefreshTokenIssued':
       return refreshTokenKey(d.tenantId, d.refreshHash);
     case 'RefreshRotated':
@@ -45,7 +47,7 @@ function documentId(e: ProjectedEvent): string | readonly string[] | undefined {
 
 export const tokensProjection: Projection<TokenView> = {
   view: 'tokens',
-  version: 4,
+  version: 5,
   eventTypes: ['AccessTokenIssued', 'RefreshTokenIssued', 'RefreshRotated', 'TokenRevoked'],
   // Read by id only (introspection, userinfo); a session's tokens are listed by the token_history view.
   indexes: [],
@@ -87,9 +89,8 @@ export const tokensProjection: Projection<TokenView> = {
         };
       case 'TokenRevoked':
         if (doc) return { ...doc, status: 'revoked' };
-        return d.jti && !d.sessionId
-          ? { tenantId: d.tenantId, kind: 'access_token', clientId: d.clientId, sub: d.clientId, jti: d.jti, scope: [], issuedAt: 0, expiresAt: 0, status: 'revoked' }
-          : null;
+        // Enough to say "revoked": introspection of a revoked token answers only `active: false`.
+        return d.jti ? { tenantId: d.tenantId, kind: 'access_token', clientId: d.clientId, sub: d.clientId, jti: d.jti, scope: [], issuedAt: 0, expiresAt: 0, status: 'revoked' } : null;
       default:
         return doc;
     }

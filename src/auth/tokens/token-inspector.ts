@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type SessionView, sessionKey } from '../../../projections/sessions.projection.js';
+import { grantOfTokenId } from '../../domain/session/session.events.js';
 import { accessTokenKey, refreshTokenKey, type TokenView } from '../../../projections/tokens.projection.js';
 import { EVENT_STORE, type EventStore } from '../../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
@@ -50,8 +51,11 @@ export class TokenInspector {
     if (typeof jti !== 'string') return undefined;
     const doc = await this.reads.get<TokenView>('tokens', accessTokenKey(tenantId, jti));
     if (doc) return doc.tenantId === tenantId ? { token: doc } : undefined;
-    // A client's own token has no document unless it was revoked: its verified JWT describes it.
-    return jwt!.payload.sid === undefined ? { token: clientTokenOf(tenantId, jti, jwt!.payload) } : undefined;
+    // No document unless it was revoked (or issued before its jti named its grant): its verified JWT describes it.
+    const { sid } = jwt!.payload;
+    if (sid === undefined) return { token: tokenOf(tenantId, jti, jwt!.payload) };
+    const grantId = grantOfTokenId(jti);
+    return typeof sid === 'string' && grantId ? { token: tokenOf(tenantId, jti, jwt!.payload, { sessionId: sid, grantId }) } : undefined;
   }
 
   private async findRefresh(tenantId: string, token: string): Promise<Omit<Inspection, 'active'> | undefined> {
@@ -70,7 +74,19 @@ export class TokenInspector {
   }
 }
 
-function clientTokenOf(tenantId: string, jti: string, claims: Record<string, unknown>): TokenView {
+function tokenOf(tenantId: string, jti: string, claims: Record<string, unknown>, grant?: { sessionId: string; grantId: string }): TokenView {
   const { client_id: clientId, sub, scope, aud, iat, exp } = claims as { client_id: string; sub: string; scope?: string; aud: string | string[]; iat: number; exp: number };
-  return { tenantId, kind: 'access_token', clientId, sub, jti, scope: scope ? scope.split(' ') : [], audience: Array.isArray(aud) ? aud : [aud], issuedAt: iat, expiresAt: exp, status: 'active' };
+  return {
+    tenantId,
+    kind: 'access_token',
+    clientId,
+    sub,
+    ...(grant ? { userId: sub, ...grant } : {}),
+    jti,
+    scope: scope ? scope.split(' ') : [],
+    audience: Array.isArray(aud) ? aud : [aud],
+    issuedAt: iat,
+    expiresAt: exp,
+    status: 'active',
+  };
 }

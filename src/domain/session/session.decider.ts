@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { assertNever, type Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/domain-error.js';
-import type { CodeIssued, SessionEvent } from './session.events.js';
+import { type CodeIssued, grantTokenId, type SessionEvent } from './session.events.js';
 
 /** A new access token, described by the handler (ids and times come in, never made here). */
 export interface AccessTokenSpec {
@@ -172,7 +172,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         const grant = { ...ids, grantId: code.grantId, clientId: c.clientId, userId: s.userId };
         return [
           { type: 'CodeRedeemed', data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: c.clientId } },
-          { type: 'AccessTokenIssued', data: { ...grant, jti: c.access.jti, sub: s.userId, scope: code.scope, audience: c.access.audience, issuedAt: c.access.issuedAt, expiresAt: c.access.expiresAt } },
+          { type: 'AccessTokenIssued', data: { ...grant, jti: grantTokenId(c.access.jti, code.grantId), sub: s.userId, scope: code.scope, audience: c.access.audience, issuedAt: c.access.issuedAt, expiresAt: c.access.expiresAt } },
           ...(earnsRefresh(c.refreshRule, code.scope)
             ? [{ type: 'RefreshTokenIssued' as const, data: { ...grant, refreshHash: c.refresh.hash, scope: code.scope, issuedAt: c.now, expiresAt: c.refresh.expiresAt } }]
             : []),
@@ -196,7 +196,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         const grant = { ...ids, grantId: rt.grantId, clientId: c.clientId, userId: s.userId };
         return [
           { type: 'RefreshRotated', data: { ...grant, fromHash: c.refreshHash, toHash: c.refresh.hash, scope: rt.scope, issuedAt: c.now, expiresAt: c.refresh.expiresAt } },
-          { type: 'AccessTokenIssued', data: { ...grant, jti: c.access.jti, sub: s.userId, scope, audience: c.access.audience, issuedAt: c.access.issuedAt, expiresAt: c.access.expiresAt } },
+          { type: 'AccessTokenIssued', data: { ...grant, jti: grantTokenId(c.access.jti, rt.grantId), sub: s.userId, scope, audience: c.access.audience, issuedAt: c.access.issuedAt, expiresAt: c.access.expiresAt } },
         ];
       }
       case 'RevokeAccessToken':

@@ -31,6 +31,19 @@ export type CodeIssued = DomainEvent<
 export type CodeRedeemed = DomainEvent<'CodeRedeemed', { tenantId: string; sessionId: string; grantId: string; codeHash: string; clientId: string }>;
 /** A code was presented again: the grant it produced is revoked with it. */
 export type CodeReplayed = DomainEvent<'CodeReplayed', { tenantId: string; sessionId: string; grantId: string; codeHash: string; clientId: string }>;
+/**
+ * The `jti` of an access token issued on a grant: the handler's random id, then the grant.
+ * Naming the grant in the token lets introspection see a grant's revocation from the JWT
+ * alone, so these tokens need no stored document until one is revoked by itself.
+ */
+export const grantTokenId = (jti: string, grantId: string) => `${jti}.${grantId}`;
+
+/** The grant a `jti` names (see grantTokenId); undefined for a client's own token or one issued before. */
+export function grantOfTokenId(jti: string): string | undefined {
+  const dot = jti.indexOf('.');
+  return dot > 0 && dot < jti.length - 1 ? jti.slice(dot + 1) : undefined;
+}
+
 export type AccessTokenIssued = DomainEvent<
   'AccessTokenIssued',
   {

@@ -56,10 +56,12 @@ export class AuthorizationCodeGrant implements Grant {
       {
         // Signed while the redemption is being made durable.
         alongside: (events, state) => {
-          if (events[0]?.type !== 'CodeRedeemed') return undefined;
+          const token = events.find((e) => e.type === 'AccessTokenIssued');
+          if (!token) return undefined;
           const issued = findCode(state, codeHash)!;
           return this.tokens.userTokenResponse(tenant, {
             ...access,
+            jti: token.data.jti,
             sub: issued.userId,
             clientId: client.clientId,
             scope: issued.scope,
