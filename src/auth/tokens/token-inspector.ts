@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type SessionView, sessionKey } from '../../../projections/sessions.projection.js';
-import { grantOfTokenId } from '../../domain/session/session.events.js';
 import { accessTokenKey, refreshTokenKey, type TokenView } from '../../../projections/tokens.projection.js';
+import { grantOfTokenId } from '../../domain/session/session.events.js';
 import { EVENT_STORE, type EventStore } from '../../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { ProjectionRunner } from '../../infrastructure/read-store/projection-runner.js';

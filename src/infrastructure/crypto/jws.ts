@@ -55,7 +55,7 @@ export async function signJwt(header: Record<string, unknown> & { alg: SigningAl
   const spec = SPECS[header.alg];
   const signingKey = spec.dsaEncoding ? { key, dsaEncoding: spec.dsaEncoding } : key;
   const signed = (signature: Buffer) => `${input}.${signature.toString('base64url')}`;
-  if (spec.inline) return Promise.resolve(signed(sign(spec.hash, Buffer.from(input), signingKey)));
+  if (spec.inline) return signed(sign(spec.hash, Buffer.from(input), signingKey));
   return new Promise((resolve, reject) => sign(spec.hash, Buffer.from(input), signingKey, (err, signature) => (err ? reject(err) : resolve(signed(signature)))));
 }
 
