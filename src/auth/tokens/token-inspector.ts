@@ -52,10 +52,10 @@ export class TokenInspector {
     const doc = await this.reads.get<TokenView>('tokens', accessTokenKey(tenantId, jti));
     if (doc) return doc.tenantId === tenantId ? { token: doc } : undefined;
     // No document unless it was revoked (or issued before its jti named its grant): its verified JWT describes it.
-    const { sid } = jwt!.payload;
-    if (sid === undefined) return { token: tokenOf(tenantId, jti, jwt!.payload) };
-    const grantId = grantOfTokenId(jti);
-    return typeof sid === 'string' && grantId ? { token: tokenOf(tenantId, jti, jwt!.payload, { sessionId: sid, grantId }) } : undefined;
+    const view = described.get(jwt!.payload) ?? tokenOf(tenantId, jti, jwt!.payload);
+    if (!view) return undefined;
+    described.set(jwt!.payload, view);
+    return { token: view };
   }
 
   private async findRefresh(tenantId: string, token: string): Promise<Omit<Inspection, 'active'> | undefined> {
@@ -74,14 +74,19 @@ export class TokenInspector {
   }
 }
 
-function tokenOf(tenantId: string, jti: string, claims: Record<string, unknown>, grant?: { sessionId: string; grantId: string }): TokenView {
-  const { client_id: clientId, sub, scope, aud, iat, exp } = claims as { client_id: string; sub: string; scope?: string; aud: string | string[]; iat: number; exp: number };
+/** Views made from verified JWTs, kept as long as the issuer remembers the JWT. */
+const described = new WeakMap<object, TokenView>();
+
+function tokenOf(tenantId: string, jti: string, claims: Record<string, unknown>): TokenView | undefined {
+  const { client_id: clientId, sub, scope, aud, iat, exp, sid } = claims as { client_id: string; sub: string; scope?: string; aud: string | string[]; iat: number; exp: number; sid?: unknown };
+  const grantId = grantOfTokenId(jti);
+  if (sid !== undefined && (typeof sid !== 'string' || !grantId)) return undefined;
   return {
     tenantId,
     kind: 'access_token',
     clientId,
     sub,
-    ...(grant ? { userId: sub, ...grant } : {}),
+    ...(sid !== undefined ? { userId: sub, sessionId: sid, grantId } : {}),
     jti,
     scope: scope ? scope.split(' ') : [],
     audience: Array.isArray(aud) ? aud : [aud],
