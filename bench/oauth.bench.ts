@@ -207,8 +207,10 @@ async function main(): Promise<void> {
   const roundsNote = options.rounds > 1 ? `; median of ${options.rounds} rounds by throughput` : '';
   console.log(`\n${options.connections} connections, ${options.duration} s measured after ${options.warmup} s warm-up, per scenario and server${roundsNote}\n`);
   console.log(table(rows));
-  const cpuRows = [['scenario', ...options.sides.flatMap((n) => [`${n} server CPU`, `${n} loadgen CPU`])]];
-  for (const r of results) cpuRows.push([r.scenario, ...options.sides.flatMap((n) => [pct(r[n]?.serverCpu), pct(r[n]?.clientCpu)])]);
+  const cpuRows = [['scenario', ...options.sides.flatMap((n) => [`${n} server CPU`, `${n} µs/request`, `${n} loadgen CPU`])]];
+  // Server CPU time (all threads) per completed request: what a line costs, whatever the throughput.
+  const perRequest = (x?: LoadResult) => (x?.serverCpu === undefined || !x.rps ? '-' : fmt((x.serverCpu / x.rps) * 1e6, 0));
+  for (const r of results) cpuRows.push([r.scenario, ...options.sides.flatMap((n) => [pct(r[n]?.serverCpu), perRequest(r[n]), pct(r[n]?.clientCpu)])]);
   console.log(`\nCPU over the measured window (100% = one core; the machine has ${cpus().length}):\n`);
   console.log(table(cpuRows));
   const withErrors = results.flatMap((r) => options.sides.filter((n) => (r[n]?.errors ?? 0) > 0).map((n) => `${r.scenario} on ${n}: ${r[n]!.errors} errors`));
