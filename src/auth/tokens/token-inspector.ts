@@ -13,7 +13,7 @@ export type TokenHint = 'access_token' | 'refresh_token';
 
 export interface Inspection {
   token: TokenView;
-  /** Refresh tokens: the SHA-256 of the presented value. */
+  /** Refresh tokens: the reference of the presented value (`artefactHash`). */
   hash?: string;
   active: boolean;
 }

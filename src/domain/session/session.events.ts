@@ -2,7 +2,7 @@ import type { DomainEvent } from '../shared/decider.js';
 
 /**
  * The life of one browser session and every grant made in it. Codes, refresh tokens and the
- * session cookie appear only as SHA-256 hashes; access tokens only by `jti`.
+ * session cookie appear only by their issue stamp and SHA-256 hash; access tokens only by `jti`.
  */
 export type SessionStarted = DomainEvent<'SessionStarted', { tenantId: string; sessionId: string; userId: string; cookieHash: string; authTime: number }>;
 export type UserAuthenticated = DomainEvent<'UserAuthenticated', { tenantId: string; sessionId: string; userId: string; method: 'pwd'; authTime: number }>;

@@ -54,6 +54,20 @@ describe('aggregate store: work alongside the append', () => {
     expect(outcome.alongside).toBe(111);
   });
 
+  it('keeps the state of a command that followed while the work of an earlier one was still running', async () => {
+    const store = new AggregateStore(events);
+    await store.execute('c-1', counter, { add: 1 }, ctx);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const slow = store.execute('c-1', counter, { add: 10 }, ctx, () => held.then(() => 'signed'));
+    // The first command's events are durable once the second one can see them.
+    for (let i = 0; i < 100 && (await events.readStream('c-1')).length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    expect((await store.execute('c-1', counter, { add: 100 }, ctx)).state).toBe(111);
+    release();
+    expect((await slow).alongside).toBe('signed');
+    expect(await store.load('c-1', counter)).toEqual({ state: 111, revision: 2 });
+  });
+
   it('fails the command when the work fails, and keeps its state current for the next command', async () => {
     const store = new AggregateStore(events);
     await expect(

@@ -82,11 +82,15 @@ export class AggregateStore {
       if (decided.length === 0) return { events: [], state, position: 0 };
       try {
         const next = decided.reduce(decider.evolve, state);
-        const appended = this.events.append(streamId, toEventData(decided, ctx), revision === -1 ? 'no_stream' : revision);
+        // The state is remembered as soon as the events are durable, not after the work: a
+        // command on the same stream may follow meanwhile, and its state must not be overwritten.
+        const appended = this.events.append(streamId, toEventData(decided, ctx), revision === -1 ? 'no_stream' : revision).then((result) => {
+          this.remember(streamId, result.nextRevision, next);
+          return result;
+        });
         // Both settle before either is reported: a conflict is retried whatever the work did.
         const [result, extra] = await Promise.allSettled([appended, alongside && Promise.resolve().then(() => alongside(decided, next))]);
         if (result.status === 'rejected') throw result.reason;
-        this.remember(streamId, result.value.nextRevision, next);
         if (extra.status === 'rejected') throw extra.reason;
         return { events: decided, state: next, position: result.value.position, alongside: extra.value };
       } catch (error) {
@@ -102,7 +106,9 @@ export class AggregateStore {
     return (await this.events.append(streamId, toEventData(events, ctx), 'any')).position;
   }
 
+  /** Keeps the folded state of a stream; never replaces a later revision with an earlier one. */
   private remember(streamId: string, revision: number, state: unknown): void {
+    if ((this.cache.get(streamId)?.revision ?? -1) > revision) return;
     setBounded(this.cache, streamId, { revision, state }, CACHE_LIMIT);
   }
 }
