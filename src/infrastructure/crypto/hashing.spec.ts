@@ -19,5 +19,6 @@ describe('randomToken', () => {
     expect(tokens.every((t) => /^[A-Za-z0-9_-]{43}$/.test(t))).toBe(true);
     expect(new Set(tokens).size).toBe(tokens.length);
     expect(randomToken(16)).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(Buffer.from(randomToken(5000), 'base64url')).toHaveLength(5000);
   });
 });

@@ -4,12 +4,13 @@ const entropy = Buffer.alloc(4096);
 let entropyAt = entropy.length;
 
 /**
- * `n` (at most 4096) fresh random bytes from a pool that one `randomFillSync` call refills
- * when it runs out. A 32-byte `randomBytes` call costs about 1.7 µs here, nearly all of it
- * around the call; from the pool, 0.1 µs. Every byte is handed out once; callers copy what
- * they keep.
+ * `n` fresh random bytes, from a pool that one `randomFillSync` call refills when it runs out
+ * (more than the pool holds come from `randomBytes`). A 32-byte `randomBytes` call costs
+ * about 1.7 µs here, nearly all of it around the call; from the pool, 0.1 µs. Every byte is
+ * handed out once; callers copy what they keep.
  */
 function randomSlice(n: number): Buffer {
+  if (n > entropy.length) return randomBytes(n);
   if (entropyAt + n > entropy.length) {
     randomFillSync(entropy);
     entropyAt = 0;
