@@ -10,6 +10,9 @@ import { InvalidGrant, InvalidRequest, InvalidScope } from '../oauth-errors.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
 const STAMP = /^[0-9a-f]{12}$/;
+/** Lengths of an artefact with and without its issue stamp (see mintArtefact). */
+const STAMPED_LENGTH = 78;
+const UNSTAMPED_LENGTH = 66;
 
 /**
  * A session-bound secret (code, refresh token, cookie): `<session id>.<stamp><256 random
@@ -36,9 +39,6 @@ export function artefactHash(value: string): string {
   const stamp = value.length === STAMPED_LENGTH ? value.slice(23, 35) : '';
   return STAMP.test(stamp) ? `${stamp}.${sha256(value)}` : sha256(value);
 }
-
-const UNSTAMPED_LENGTH = 66;
-const STAMPED_LENGTH = 78;
 
 /** The session an artefact belongs to, or undefined when it has not the shape of one. */
 export function sessionOf(value: string): string | undefined {

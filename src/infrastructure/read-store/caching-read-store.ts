@@ -30,7 +30,7 @@ export class CachingReadStore implements ReadStore {
     if (cache.has(id)) return cache.get(id) as ViewDocument<D> | null;
     const before = this.generation;
     const doc = await this.inner.get<D>(view, id);
-    if (before === this.generation) keep(cache, id, doc);
+    if (before === this.generation) setBounded(cache, id, doc, LIMIT);
     return doc;
   }
 
@@ -63,7 +63,7 @@ export class CachingReadStore implements ReadStore {
     this.generation++;
     for (const c of commits) {
       const cache = this.caches.get(c.view);
-      if (cache) for (const w of c.writes) keep(cache, w.id, w.doc ? { ...w.doc, _id: w.id, _position: w.position } : null);
+      if (cache) for (const w of c.writes) setBounded(cache, w.id, w.doc ? { ...w.doc, _id: w.id, _position: w.position } : null, LIMIT);
     }
   }
 
@@ -91,8 +91,4 @@ export class CachingReadStore implements ReadStore {
   close(): Promise<void> {
     return this.inner.close();
   }
-}
-
-function keep(cache: Map<string, ViewDocument<unknown> | null>, id: string, doc: ViewDocument<unknown> | null): void {
-  setBounded(cache, id, doc, LIMIT);
 }
