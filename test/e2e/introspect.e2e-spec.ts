@@ -85,6 +85,19 @@ describe('tokens that are not active', () => {
     expect(await rp.introspect(`${h}.${payload}.${sig}`)).toEqual({ active: false });
   });
 
+  it('answers another spelling of a valid signature with {active:false}', async () => {
+    const { access_token } = await rp.clientCredentials('service');
+    const [h, p, sig] = access_token.split('.');
+    // ES256: 64 bytes in 86 characters; the last one carries 2 spare bits.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const spareBits = `${sig.slice(0, -1)}${alphabet[alphabet.indexOf(sig.at(-1)!) ^ 1]}`;
+    const standard = Buffer.from(sig, 'base64url').toString('base64').replace(/=+$/, '');
+    for (const spelling of [`${sig}!!`, `${sig},`, `${sig}=`, `${sig.slice(0, 10)} ${sig.slice(10)}`, spareBits, ...(standard !== sig ? [standard] : [])]) {
+      expect(await rp.introspect(`${h}.${p}.${spelling}`)).toEqual({ active: false });
+    }
+    expect(await rp.introspect(access_token)).toMatchObject({ active: true });
+  });
+
   it('answers a token of tenant other with {active:false} at acme (and the other way round)', async () => {
     const other = await RelyingParty.discover(server, contract, 'other');
     const cc = await oauth.clientCredentialsGrantRequest(other.as, other.client('web'), oauth.ClientSecretBasic(WEB_SECRET), {}, other.options);

@@ -72,7 +72,12 @@ export function decodeJwt(token: string): (DecodedJwt & { input: string; signatu
     const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8'));
     const payload = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
     if (typeof header !== 'object' || !header || typeof payload !== 'object' || !payload) return undefined;
-    return { header, payload, input: `${parts[0]}.${parts[1]}`, signature: Buffer.from(parts[2], 'base64url') };
+    // RFC 7515 §7.1: the signature segment is base64url, no padding. The decoder skips any other
+    // character and ignores a last character's spare bits: only the one canonical spelling
+    // passes, so a token has no second spelling that also verifies.
+    const signature = Buffer.from(parts[2], 'base64url');
+    if (signature.toString('base64url') !== parts[2]) return undefined;
+    return { header, payload, input: `${parts[0]}.${parts[1]}`, signature };
   } catch {
     return undefined;
   }
