@@ -14,13 +14,14 @@ export class InvalidRequest extends OAuthError {
   readonly code = 'invalid_request';
   readonly status = 400;
 }
-/** RFC 6749 §5.2: 401, with `WWW-Authenticate: Basic` when the client tried Basic. */
+/** RFC 6749 §5.2: 401, with `WWW-Authenticate: Basic` when the client tried the Authorization header. */
 export class InvalidClient extends OAuthError {
   readonly code = 'invalid_client';
   readonly status = 401;
   constructor(
     description?: string,
-    readonly usedBasic = false,
+    /** The client tried the Authorization header: the answer carries a Basic challenge (RFC 6749 §5.2). */
+    readonly usedHeader = false,
   ) {
     super(description);
   }

@@ -38,7 +38,7 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     }
     const error = this.toOAuthError(exception);
     reply.status(error.status).header('cache-control', 'no-store');
-    if (error instanceof InvalidClient && error.usedBasic) reply.header('www-authenticate', 'Basic realm="token", charset="UTF-8"');
+    if (error instanceof InvalidClient && error.usedHeader) reply.header('www-authenticate', 'Basic realm="token", charset="UTF-8"');
     if (error instanceof BearerRequired) {
       // RFC 6750 §3.1: a request without any token gets the bare challenge and no error information.
       reply.header('www-authenticate', 'Bearer').send();

@@ -139,6 +139,14 @@ describe('client authentication', () => {
     expect(headers.get('www-authenticate')).toBeNull();
   });
 
+  it('answers any other use of the Authorization header with 401 invalid_client and a Basic challenge', async () => {
+    for (const authorization of ['Basic', 'Basic ', 'Bearer abc', 'Digest username="service"', 'Basicc2VydmljZTp4']) {
+      const { status, body, headers } = await jsonOf(await rp.post('/token', { grant_type: 'client_credentials' }, { authorization }));
+      expect({ authorization, status, error: body.error }).toEqual({ authorization, status: 401, error: 'invalid_client' });
+      expect(headers.get('www-authenticate')).toMatch(/^Basic /);
+    }
+  });
+
   it('refuses Basic credentials together with a client_secret in the body', async () => {
     const res = await rp.post('/token', { grant_type: 'client_credentials', client_secret: SERVICE_SECRET }, { authorization: basic('service', SERVICE_SECRET) });
     // RFC 6749 §2.3: one authentication method per request.

@@ -14,8 +14,8 @@ interface Presented {
 }
 
 /** RFC 6749 §2.3.1: Basic credentials, each form-urlencoded before base64. */
-function fromBasic(header: string): Presented {
-  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+function fromBasic(credentials: string): Presented {
+  const decoded = Buffer.from(credentials, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw new InvalidClient('malformed Basic credentials', true);
   try {
@@ -27,10 +27,14 @@ function fromBasic(header: string): Presented {
 
 /** Which method the request used; more than one is an error (RFC 6749 §2.3). */
 export function presentedCredentials(authorization: string | undefined, params: Params): Presented {
-  const basic = authorization?.slice(0, 6).toLowerCase() === 'basic ';
-  if (basic) {
+  if (authorization?.trim()) {
+    // RFC 6749 §5.2: a client that tried the Authorization header is answered with a challenge
+    // for the one scheme accepted there, whatever it sent.
+    const [, scheme, credentials] = /^(\S+)\s*(.*)$/s.exec(authorization.trim())!;
+    if (scheme.toLowerCase() !== 'basic') throw new InvalidClient('the Authorization header accepts only Basic client credentials', true);
+    if (!credentials) throw new InvalidClient('malformed Basic credentials', true);
     if (params.client_secret !== undefined) throw new InvalidRequest('use only one client authentication method');
-    const p = fromBasic(authorization!);
+    const p = fromBasic(credentials);
     if (params.client_id !== undefined && params.client_id !== p.clientId) throw new InvalidRequest('client_id does not match the Basic credentials');
     return p;
   }
@@ -50,10 +54,10 @@ export class ClientAuthenticator {
 
   async authenticate(tenantId: string, authorization: string | undefined, params: Params, options: { allowPublic: boolean }): Promise<ClientView> {
     const presented = presentedCredentials(authorization, params);
-    const usedBasic = presented.method === 'client_secret_basic';
+    const usedHeader = presented.method === 'client_secret_basic';
     const client = await this.directory.client(tenantId, presented.clientId);
     const fail = (why: string): never => {
-      throw new InvalidClient(why, usedBasic);
+      throw new InvalidClient(why, usedHeader);
     };
     if (!client) return fail('client authentication failed');
     if (client.tokenEndpointAuthMethod !== presented.method) return fail('client authentication failed');
