@@ -5,8 +5,13 @@
 export abstract class OAuthError extends Error {
   abstract readonly code: string;
   abstract readonly status: number;
-  constructor(readonly description?: string) {
-    super(description);
+  readonly description?: string;
+  constructor(description?: string) {
+    // RFC 6749 §5.2: error_description is printable ASCII without `"` and `\`; a description
+    // that quotes the request (a grant_type, say) must not carry anything else back.
+    const safe = description?.replaceAll('"', "'").replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
+    super(safe);
+    this.description = safe;
   }
 }
 

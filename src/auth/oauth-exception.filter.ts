@@ -45,7 +45,7 @@ export class OAuthExceptionFilter implements ExceptionFilter {
       return;
     }
     if (error instanceof InvalidToken || error instanceof InsufficientScope) {
-      reply.header('www-authenticate', `Bearer error="${error.code}"${error.description ? `, error_description="${error.description.replace(/["\\]/g, '')}"` : ''}`);
+      reply.header('www-authenticate', `Bearer error="${error.code}"${error.description ? `, error_description="${error.description}"` : ''}`);
     }
     reply.send(error.description ? { error: error.code, error_description: error.description } : { error: error.code });
   }

@@ -58,6 +58,13 @@ describe('malformed requests and unsupported grants', () => {
     expect(e).toMatchObject({ status: 400, error: 'unsupported_grant_type' });
   });
 
+  it('quotes a grant_type back only as printable ASCII without double quotes or backslashes (RFC 6749 §5.2)', async () => {
+    const { status, body } = await jsonOf(await rp.post('/token', { grant_type: 'x"\\\u0000é\n' }, { authorization: basic('service', SERVICE_SECRET) }));
+    expect({ status, error: body.error }).toEqual({ status: 400, error: 'unsupported_grant_type' });
+    expect(body.error_description).toMatch(/^[\x20\x21\x23-\x5b\x5d-\x7e]+$/);
+    expect(body.error_description).toContain("x'??");
+  });
+
   it('answers a JSON body with invalid_request', async () => {
     const res = await contract.fetch(`${rp.issuer}/token`, {
       method: 'POST',
