@@ -14,9 +14,17 @@ const LOG_LEVELS: Record<Config['logLevel'], LogLevel[]> = {
   debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
 };
 
+/**
+ * A connection on which nothing moves for this long is closed, so a client that stops in the
+ * middle of its body cannot hold a socket for ever. (Node's own `requestTimeout` does not
+ * cover a body that stalls once the headers are in.) No request here waits that long for
+ * the server.
+ */
+const IDLE_TIMEOUT_MS = 30_000;
+
 /** Builds the application (one process serving auth, central and edge), applies the bootstrap and listens. */
 export async function startServer(logLevel: Config['logLevel'] = 'info'): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter({ bodyLimit: 64 * 1024 }), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter({ bodyLimit: 64 * 1024, connectionTimeout: IDLE_TIMEOUT_MS }), {
     logger: LOG_LEVELS[logLevel],
   });
   app.useGlobalFilters(new OAuthExceptionFilter());
