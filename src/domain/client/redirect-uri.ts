@@ -28,15 +28,22 @@ export function validateRedirectUri(value: string): void {
   if (url.protocol !== 'https:' && url.protocol !== 'http:' && !url.protocol.includes('.')) fail('uses a private-use scheme without a dot');
 }
 
-/** Exact string match; for loopback URIs, any port is accepted (RFC 8252 §7.3). */
+const LOOPBACK_PREFIX = /^(http:\/\/(?:127\.0\.0\.1|\[::1\]|localhost))(?::(\d{1,5}))?(?=[/?]|$)/;
+
+/** The URI as written, without its port, when it is written as a loopback URI with a valid port. */
+function withoutLoopbackPort(uri: string): string | undefined {
+  const m = LOOPBACK_PREFIX.exec(uri);
+  if (!m || Number(m[2] ?? 0) > 65535) return undefined;
+  return m[1] + uri.slice(m[0].length);
+}
+
+/**
+ * Exact string match; a loopback URI may differ only in its port (RFC 8252 §7.3). Compared as
+ * written, not as parsed: `http://127.1/cb` or `http://127.0.0.1:9/a/../cb` is not a spelling
+ * of `http://127.0.0.1/cb`.
+ */
 export function redirectUriMatches(registered: readonly string[], presented: string): boolean {
   if (registered.includes(presented)) return true;
-  const p = URL.canParse(presented) ? new URL(presented) : undefined;
-  if (!p || !isLoopback(p)) return false;
-  p.port = '';
-  return registered.some((r) => {
-    const u = new URL(r);
-    u.port = '';
-    return isLoopback(u) && u.href === p.href;
-  });
+  const p = withoutLoopbackPort(presented);
+  return p !== undefined && registered.some((r) => withoutLoopbackPort(r) === p);
 }
