@@ -105,10 +105,29 @@ describe('errors sent back to the client with state and iss', () => {
     ['prompt=none is combined with login', 'prompt', 'none login', 'invalid_request'],
     ['max_age is negative', 'max_age', '-1', 'invalid_request'],
     ['response_mode is unknown', 'response_mode', 'fragment', 'invalid_request'],
+    ['nonce is longer than 512 characters', 'nonce', 'n'.repeat(513), 'invalid_request'],
+    ['login_hint is longer than 512 characters', 'login_hint', 'h'.repeat(513), 'invalid_request'],
   ])('%s', async (_, name, value, expected) => {
     const req = await rp.request();
     const res = await rp.browser().get(withParam(req.url, name, value));
     expect(clientError(res, req.state).error).toBe(expected);
+  });
+
+  it('refuses a state longer than 2048 characters, and sends it back', async () => {
+    const req = await rp.request();
+    const state = 's'.repeat(2049);
+    expect(clientError(await rp.browser().get(withParam(req.url, 'state', state)), state).error).toBe('invalid_request');
+  });
+
+  it('keeps the longest accepted state, nonce and login_hint through the login page', async () => {
+    const req = await rp.request();
+    const url = withParam(withParam(withParam(req.url, 'state', 's'.repeat(2048)), 'nonce', 'n'.repeat(512)), 'login_hint', 'h'.repeat(512));
+    const browser = rp.browser();
+    const res = await browser.get(url);
+    expect(res.headers.get('location')).toMatch(new RegExp(`^${rp.issuer}/login\\?interaction=`));
+    const login = await browser.follow(new URL(res.headers.get('location')!, rp.issuer).href, server.baseUrl);
+    expect(login.status).toBe(200);
+    expect(await login.text()).toContain(`value="${'h'.repeat(512)}"`);
   });
 
   it('sends no state back when none was sent', async () => {

@@ -34,6 +34,11 @@ import { type AuthorizationRequest, Interactions } from './interaction.js';
 const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
 const PROMPTS = new Set(['none', 'login', 'consent']);
 const CODE_TTL_SECONDS = 60;
+/**
+ * The longest free-form values accepted: the request travels sealed in the login and consent
+ * links, which must stay well inside what a browser and this server take in a request line.
+ */
+const MAX_LENGTH = { state: 2048, nonce: 512, login_hint: 512 } as const;
 
 /**
  * The authorization endpoint's decisions (RFC 6749 §4.1, OpenID Connect Core §3.1.2): check
@@ -65,6 +70,7 @@ export class AuthorizeFlow {
       throw new RedirectableError(e, back);
     };
     if (responseMode !== 'query' && responseMode !== 'form_post') fail(new InvalidRequest('response_mode must be query or form_post'));
+    for (const [name, max] of Object.entries(MAX_LENGTH)) if ((params[name]?.length ?? 0) > max) fail(new InvalidRequest(`${name} must be at most ${max} characters`));
     if (params.request !== undefined) fail(new RequestNotSupported('request objects are not supported'));
     if (params.request_uri !== undefined) fail(new RequestUriNotSupported('request_uri is not supported'));
     if (params.response_type === undefined) fail(new InvalidRequest('response_type is required'));
