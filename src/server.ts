@@ -3,7 +3,7 @@ import type { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
-import { OAuthExceptionFilter } from './auth/oauth-exception.filter.js';
+import { clientError, frameworkError, OAuthExceptionFilter } from './auth/oauth-exception.filter.js';
 import { BootstrapService } from './central/bootstrap/bootstrap.service.js';
 import { CONFIG, type Config } from './config.js';
 
@@ -24,7 +24,7 @@ const IDLE_TIMEOUT_MS = 30_000;
 
 /** Builds the application (one process serving auth, central and edge), applies the bootstrap and listens. */
 export async function startServer(logLevel: Config['logLevel'] = 'info'): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter({ bodyLimit: 64 * 1024, connectionTimeout: IDLE_TIMEOUT_MS }), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter({ bodyLimit: 64 * 1024, connectionTimeout: IDLE_TIMEOUT_MS, frameworkErrors: frameworkError, clientErrorHandler: clientError }), {
     logger: LOG_LEVELS[logLevel],
   });
   app.useGlobalFilters(new OAuthExceptionFilter());

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Duplex } from 'node:stream';
 import { DomainError } from '../domain/shared/domain-error.js';
 import { escapeHtml, formPostPage, page } from '../shared/html.js';
 import {
@@ -18,10 +19,59 @@ import {
 import { WrongExpectedRevisionError } from '../infrastructure/event-store/event-store.port.js';
 import { ProjectionLagError } from '../infrastructure/read-store/projection-runner.js';
 
+/** Routes a browser opens (the authorization endpoint and the pages it leads to): their errors are pages, never JSON. */
+const BROWSER_ROUTE = /\/(authorize|login|consent|logout)$/;
+
+/** The HTML page of an error that is shown to the user and never sent to a client. */
+function sendErrorPage(reply: FastifyReply, e: OAuthError): void {
+  reply.status(e.status).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store');
+  reply.send(page('Request rejected', `<h1>Request rejected</h1><p class="error">${escapeHtml(e.code)}: ${escapeHtml(e.description ?? '')}</p>`));
+}
+
+/**
+ * Errors Fastify raises before any route runs (a path that is not valid percent-encoding, a
+ * path segment too long to be a tenant), answered like the errors of the routes.
+ */
+export function frameworkError(error: { code?: string }, _request: FastifyRequest, reply: FastifyReply): void {
+  sendError(reply, error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new NotFound('no such endpoint') : new InvalidRequest('malformed URL'));
+}
+
+const CLIENT_ERRORS: Record<string, [status: string, description: string]> = {
+  HPE_HEADER_OVERFLOW: ['431 Request Header Fields Too Large', 'request headers too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: ['408 Request Timeout', 'the request did not arrive in time'],
+};
+
+/** Requests Node's HTTP server rejects (malformed syntax, headers too large or too slow): no route, no framework, only the socket. */
+export function clientError(error: { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, description] = CLIENT_ERRORS[error.code ?? ''] ?? ['400 Bad Request', 'malformed HTTP request'];
+  const body = JSON.stringify({ error: 'invalid_request', error_description: description });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
+}
+
+/** JSON per RFC 6749 §5.2 with the challenges of RFC 6749 §5.2 and RFC 6750 §3. */
+function sendError(reply: FastifyReply, error: OAuthError): void {
+  reply.status(error.status).header('cache-control', 'no-store');
+  if (error instanceof InvalidClient && error.usedHeader) reply.header('www-authenticate', 'Basic realm="token", charset="UTF-8"');
+  if (error instanceof BearerRequired) {
+    // RFC 6750 §3.1: a request without any token gets the bare challenge and no error information.
+    reply.header('www-authenticate', 'Bearer').send();
+    return;
+  }
+  if (error instanceof InvalidToken || error instanceof InsufficientScope) {
+    reply.header('www-authenticate', `Bearer error="${error.code}"${error.description ? `, error_description="${error.description}"` : ''}`);
+  }
+  reply.send(error.description ? { error: error.code, error_description: error.description } : { error: error.code });
+}
+
 /**
  * Renders every error (rule 8): JSON per RFC 6749 §5.2, a redirect per §4.1.2.1, an HTML page
- * for errors that must not reach an untrusted redirect URI, `WWW-Authenticate` per RFC 6750.
- * Anything unexpected becomes `server_error` without internals.
+ * for errors that must not reach an untrusted redirect URI (and for any error of a page a
+ * browser opens), `WWW-Authenticate` per RFC 6750. Anything unexpected becomes
+ * `server_error` without internals.
  */
 @Catch()
 export class OAuthExceptionFilter implements ExceptionFilter {
@@ -30,24 +80,11 @@ export class OAuthExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     if (exception instanceof RedirectableError) return this.redirect(reply, exception);
-    if (exception instanceof UserFacingError) {
-      const e = exception.error;
-      reply.status(e.status).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store');
-      reply.send(page('Request rejected', `<h1>Request rejected</h1><p class="error">${escapeHtml(e.code)}: ${escapeHtml(e.description ?? '')}</p>`));
-      return;
-    }
+    if (exception instanceof UserFacingError) return sendErrorPage(reply, exception.error);
     const error = this.toOAuthError(exception);
-    reply.status(error.status).header('cache-control', 'no-store');
-    if (error instanceof InvalidClient && error.usedHeader) reply.header('www-authenticate', 'Basic realm="token", charset="UTF-8"');
-    if (error instanceof BearerRequired) {
-      // RFC 6750 §3.1: a request without any token gets the bare challenge and no error information.
-      reply.header('www-authenticate', 'Bearer').send();
-      return;
-    }
-    if (error instanceof InvalidToken || error instanceof InsufficientScope) {
-      reply.header('www-authenticate', `Bearer error="${error.code}"${error.description ? `, error_description="${error.description}"` : ''}`);
-    }
-    reply.send(error.description ? { error: error.code, error_description: error.description } : { error: error.code });
+    const route = host.switchToHttp().getRequest<FastifyRequest>().routeOptions?.url ?? '';
+    if (BROWSER_ROUTE.test(route)) return sendErrorPage(reply, error);
+    sendError(reply, error);
   }
 
   private redirect(reply: FastifyReply, e: RedirectableError): void {

@@ -86,6 +86,15 @@ describe('requests that must not be sent back to the client', () => {
     });
     await expectErrorPage(res);
   });
+
+  it('shows a 400 page for a body the server cannot read: multipart, broken JSON, too large', async () => {
+    const bodies: Array<[string, string]> = [
+      ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="client_id"\r\n\r\nweb\r\n--x--\r\n'],
+      ['application/json', '{'],
+      ['application/x-www-form-urlencoded', `client_id=web&x=${'a'.repeat(70_000)}`],
+    ];
+    for (const [type, body] of bodies) await expectErrorPage(await contract.fetch(rp.as.authorization_endpoint!, { method: 'POST', headers: { 'content-type': type }, body }));
+  });
 });
 
 describe('errors sent back to the client with state and iss', () => {

@@ -6,7 +6,7 @@ import { decodeJwt, RelyingParty } from '../support/rp.js';
 const BYE = 'http://127.0.0.1:9999/bye';
 
 let rp: RelyingParty;
-endToEnd((s) => ({ rp } = s));
+const contract = endToEnd((s) => ({ rp } = s));
 
 function logoutUrl(params: Record<string, string>): string {
   const url = new URL(rp.as.end_session_endpoint!);
@@ -53,6 +53,13 @@ describe('rejected logout requests', () => {
     }
     expect(await stillSignedIn(browser)).toBe(true);
     expect(await rp.active(tokens.refresh_token!)).toBe(true);
+  });
+
+  it('shows a 400 page for a repeated parameter or a body it cannot read', async () => {
+    const { browser } = await signedIn();
+    await expectErrorPage(await browser.get(`${logoutUrl({ client_id: 'web' })}&client_id=web`));
+    await expectErrorPage(await contract.fetch(logoutUrl({}), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }));
+    expect(await stillSignedIn(browser)).toBe(true);
   });
 
   it('shows a 400 page for an unregistered post_logout_redirect_uri, and keeps the session', async () => {

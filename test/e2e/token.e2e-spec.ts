@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { ContractFetch } from '../support/contract-fetch.js';
 import { basic, decodeJwt, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
@@ -63,6 +64,29 @@ describe('malformed requests and unsupported grants', () => {
     expect({ status, error: body.error }).toEqual({ status: 400, error: 'unsupported_grant_type' });
     expect(body.error_description).toMatch(/^[\x20\x21\x23-\x5b\x5d-\x7e]+$/);
     expect(body.error_description).toContain("x'??");
+  });
+
+  it('answers a path that is not valid percent-encoding, and a tenant id too long to exist, like any other bad request', async () => {
+    for (const [path, status, error] of [['/%E0%A4/token', 400, 'invalid_request'], ['/%zz/token', 400, 'invalid_request'], [`/${'a'.repeat(200)}/token`, 404, 'not_found']] as const) {
+      const { status: got, body, headers } = await jsonOf(await fetch(`${server.baseUrl}${path}`, { method: 'POST', body: 'grant_type=client_credentials' }));
+      expect({ path, status: got, body: Object.keys(body), error: body.error }).toEqual({ path, status, body: ['error', 'error_description'], error });
+      expect(headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
+  it('answers a request the HTTP parser refuses with an OAuth error body', async () => {
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(server.baseUrl).port), '127.0.0.1', () => socket.end(request));
+        let answer = '';
+        socket.on('data', (d) => (answer += d.toString()));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const answer = await raw('POST /acme/token HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toMatch(/\r\ncache-control: no-store\r\n/i);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'invalid_request', error_description: 'malformed HTTP request' });
   });
 
   it('answers a JSON body with invalid_request', async () => {
