@@ -3,6 +3,8 @@ import { endToEnd } from '../support/suite.js';
 import { Browser } from '../support/browser.js';
 import { BOB_PASSWORD, decodeJwt, RelyingParty, type SignedIn } from '../support/rp.js';
 import { ALICE_PASSWORD, REDIRECT, type TestServer } from '../support/server.js';
+import { sha256 } from '../../src/infrastructure/crypto/hashing.js';
+import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
 
 let server: TestServer;
 let rp: RelyingParty;
@@ -338,6 +340,18 @@ describe('the login form', () => {
     const ok = await browser.post(form.action, { ...form.fields, username: 'alice', password: ALICE_PASSWORD });
     expect(ok.status).toBe(302);
     expect(ok.headers.get('location')).toMatch(/^http:\/\/127\.0\.0\.1:9999\/cb\?code=/);
+  });
+
+  it('records an unknown username only as a keyed hash, the same one for the same name', async () => {
+    const browser = rp.browser();
+    const form = await loginPage(browser);
+    // A password typed into the username field must not be recoverable from the log by hashing guesses.
+    for (let i = 0; i < 2; i++) expect((await browser.post(form.action, { ...form.fields, username: ALICE_PASSWORD, password: 'x' })).status).toBe(401);
+    const failures = await server.app.get<EventStore>(EVENT_STORE).readStream('loginfailures-acme');
+    const [first, second] = failures.slice(-2).map((e) => e.data.usernameHash as string);
+    expect(first).toMatch(/^hmac-sha256:[A-Za-z0-9_-]{43}$/);
+    expect(second).toBe(first);
+    expect(JSON.stringify(failures)).not.toContain(sha256(ALICE_PASSWORD).slice(7));
   });
 
   it('refuses an interaction link replayed in another browser with a 400 page', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild, stopChild } from '../support/child-server.js';
@@ -23,6 +23,10 @@ it('creates the demo tenant on an empty store and prints how to try it', async (
     expect(((await res.json()) as { token_type: string }).token_type).toBe('Bearer');
     const metadata = (await (await fetch(`${base}/demo/.well-known/openid-configuration`)).json()) as { issuer: string };
     expect(metadata.issuer).toBe(`${base}/demo`);
+    // Hashes, sealed keys and the demo credentials: readable by the owner only.
+    const modes = Object.fromEntries(readdirSync(dataDir).map((f) => [f, (statSync(join(dataDir, f)).mode & 0o777).toString(8)]));
+    expect(modes).toMatchObject({ 'authserver.db': '600', 'authserver.db-wal': '600', 'key-encryption.key': '600', 'demo-credentials.json': '600' });
+    expect(Object.values(modes).every((m) => m === '600')).toBe(true);
   } finally {
     await stopChild(server.child);
     rmSync(dataDir, { recursive: true, force: true });

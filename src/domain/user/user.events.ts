@@ -18,7 +18,9 @@ export type UserCreated = DomainEvent<
 export type ConsentGranted = DomainEvent<'ConsentGranted', { tenantId: string; userId: string; clientId: string; scope: string[] }>;
 /**
  * A failed sign-in: on the user's stream for a wrong password, on the tenant's
- * `loginfailures-` stream for an unknown username (kept only as a hash). Never the password.
+ * `loginfailures-` stream for an unknown username, kept only as a keyed hash
+ * (`hmac-sha256:`; events written before it was keyed carry a plain `sha256:`, since a
+ * username typed by mistake may be a password). Never the password.
  */
 export type LoginFailed = DomainEvent<
   'LoginFailed',

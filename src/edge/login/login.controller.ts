@@ -10,7 +10,8 @@ import { BrowserSessions, SESSION_COOKIE } from '../../auth/sessions/browser-ses
 import { mintArtefact, newSessionId, SessionCommands } from '../../auth/sessions/session-commands.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import type { LoginFailed } from '../../domain/user/user.events.js';
-import { DUMMY_PASSWORD_HASH, sha256, verifyPassword } from '../../infrastructure/crypto/hashing.js';
+import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../infrastructure/crypto/hashing.js';
+import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
@@ -30,6 +31,7 @@ export class LoginController {
     @Inject(SessionCommands) private readonly sessions: SessionCommands,
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(KeyEncryption) private readonly keys: KeyEncryption,
   ) {}
 
   @Get('login')
@@ -52,7 +54,7 @@ export class LoginController {
     if (!user || !ok) {
       const failed: LoginFailed = user
         ? { type: 'LoginFailed', data: { tenantId, reason: 'bad_password', userId: user.userId } }
-        : { type: 'LoginFailed', data: { tenantId, reason: 'unknown_user', usernameHash: sha256(username) } };
+        : { type: 'LoginFailed', data: { tenantId, reason: 'unknown_user', usernameHash: this.keys.keyedHash('unknown username', `${tenantId}\n${username}`) } };
       await this.aggregates.record(user ? streams.user(tenantId, user.userId) : streams.loginFailures(tenantId), [failed], ctx);
       sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 401, 'Wrong username or password.'));
       return;

@@ -1,13 +1,30 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
  * Seals private signing keys before they enter the event log (AES-256-GCM). The key comes
  * from KEY_ENCRYPTION_KEY, or is generated once into DATA_DIR/key-encryption.key (0600).
+ * Keyed hashes for the log are made with keys derived from it (HKDF), one per purpose.
  */
 export class KeyEncryption {
+  private readonly derived = new Map<string, Buffer>();
+
   private constructor(private readonly key: Buffer) {}
+
+  /**
+   * `hmac-sha256:<base64url>` of `value` under a key derived for `purpose`: equal values give
+   * equal hashes, so the log can tell attempts apart, but a value of little entropy (a mistyped
+   * username may be a password) cannot be found by hashing guesses without the key.
+   */
+  keyedHash(purpose: string, value: string): string {
+    let key = this.derived.get(purpose);
+    if (!key) {
+      key = Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `authserver ${purpose}`, 32));
+      this.derived.set(purpose, key);
+    }
+    return `hmac-sha256:${createHmac('sha256', key).update(value).digest('base64url')}`;
+  }
 
   static load(configured: string | undefined, dataDir: string): KeyEncryption {
     if (configured) {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export type SqliteDatabase = Database.Database;
@@ -10,8 +10,12 @@ export type SqliteDatabase = Database.Database;
  * be rebuilt from the durable event log.
  */
 export function openDatabase(file: string, durable: boolean): SqliteDatabase {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const created = file !== ':memory:' && !existsSync(file);
+  if (created) mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
+  // It holds password and secret hashes and the sealed signing keys: readable by its owner
+  // only (SQLite gives the WAL and shared-memory files the same mode).
+  if (created) chmodSync(file, 0o600);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${durable ? 'FULL' : 'NORMAL'}`);
   db.pragma('busy_timeout = 5000');
