@@ -156,6 +156,22 @@ describe('logout with id_token_hint', () => {
     expect(await stillSignedIn(browser)).toBe(false);
   });
 
+  it("asks first when the hint names another session than the browser's, and ends both once confirmed", async () => {
+    const other = await signedIn();
+    const { browser, tokens } = await signedIn();
+    const res = await browser.get(logoutUrl({ id_token_hint: other.tokens.id_token!, post_logout_redirect_uri: BYE }));
+    expect(res.status).toBe(200);
+    const form = Browser.form(await res.text());
+    expect(form.fields).toMatchObject({ id_token_hint: other.tokens.id_token!, confirm: 'yes' });
+    expect(await stillSignedIn(browser)).toBe(true);
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+    expect(await rp.active(other.tokens.refresh_token!)).toBe(true);
+    const confirmed = await browser.post(form.action, form.fields);
+    expect(confirmed.headers.get('location')).toBe(BYE);
+    expect(await rp.active(tokens.refresh_token!)).toBe(false);
+    expect(await rp.active(other.tokens.refresh_token!)).toBe(false);
+  });
+
   it('works with POST as well', async () => {
     const { browser, tokens } = await signedIn();
     const res = await browser.post(rp.as.end_session_endpoint!, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE });

@@ -12,9 +12,10 @@ import { SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
 
 /**
- * OpenID Connect RP-Initiated Logout 1.0. With a valid `id_token_hint` the session ends at
- * once; without one, the user confirms first (so a stray link cannot sign anyone out).
- * Ending a session revokes all its tokens (`SessionRevoked`).
+ * OpenID Connect RP-Initiated Logout 1.0. With a valid `id_token_hint` of the browser's own
+ * session, that session ends at once; otherwise the user confirms first, so a stray link
+ * cannot sign anyone out (not even one carrying somebody else's ID token). A hinted session
+ * is ended too, from any browser. Ending a session revokes all its tokens (`SessionRevoked`).
  */
 @Controller(':tenant')
 export class LogoutController {
@@ -60,7 +61,8 @@ export class LogoutController {
     if (redirect && !client!.postLogoutRedirectUris.includes(redirect)) reject('post_logout_redirect_uri is not registered for this client');
 
     const current = await this.browser.current(tenantId, cookieHeader);
-    if (!params.id_token_hint && current && !(posted && params.confirm === 'yes')) return this.confirmPage(tenantId, params);
+    const confirmed = (posted && params.confirm === 'yes') || (current !== undefined && hintSession === current.sessionId);
+    if (current && !confirmed) return this.confirmPage(tenantId, params);
     const ended = new Set<string>();
     if (current) ended.add(current.sessionId);
     if (hintSession) {
