@@ -28,14 +28,19 @@ describe('revocation', () => {
     expect((await rp.refresh('web', tokens.refresh_token!)).access_token).toBeTruthy();
   });
 
-  it("revoking a refresh token ends its session: the session's access token becomes inactive", async () => {
-    const tokens = await rp.tokens();
-    await rp.revoke(tokens.refresh_token!, 'web', 'refresh_token');
-    expect(await rp.active(tokens.refresh_token!)).toBe(false);
-    expect(await rp.active(tokens.access_token)).toBe(false);
-    expect(await oauthError(rp.refresh('web', tokens.refresh_token!))).toMatchObject({ error: 'invalid_grant' });
+  it("revoking a refresh token ends its grant: the grant's access tokens become inactive, the browser session and its other grants stay", async () => {
+    const browser = rp.browser();
+    const tokens = await rp.tokens({}, browser);
+    const refreshed = await rp.refresh('web', tokens.refresh_token!);
+    const otherGrant = await rp.tokens({}, browser);
+    await rp.revoke(refreshed.refresh_token!, 'web', 'refresh_token');
+    for (const token of [refreshed.refresh_token!, refreshed.access_token, tokens.access_token]) expect(await rp.active(token)).toBe(false);
+    expect(await oauthError(rp.refresh('web', refreshed.refresh_token!))).toMatchObject({ error: 'invalid_grant' });
+    expect(await rp.active(otherGrant.access_token)).toBe(true);
+    expect(await rp.active(otherGrant.refresh_token!)).toBe(true);
+    expect((await rp.signIn(browser, { extra: { prompt: 'none' } })).callback?.searchParams.has('code')).toBe(true);
     // Revoking it again is still a 200.
-    await rp.revoke(tokens.refresh_token!, 'web');
+    await rp.revoke(refreshed.refresh_token!, 'web');
   });
 
   it('revoking a refresh token with the wrong hint still finds it', async () => {

@@ -99,7 +99,7 @@ describe('session decider', () => {
     const s = given(events);
     expect(types(s.when(rotate('r1001', 'r1002')))).toEqual(['RefreshRotated', 'AccessTokenIssued']);
     expect(types(s.when(rotate('r1', 'x')))).toEqual(['RefreshReplayed', 'SessionRevoked']);
-    expect(types(s.when({ kind: 'RevokeRefreshToken', refreshHash: 'r500', clientId: 'web' }))).toEqual(['TokenRevoked', 'SessionRevoked']);
+    expect(types(s.when({ kind: 'RevokeRefreshToken', refreshHash: 'r500', clientId: 'web' }))).toEqual(['TokenRevoked', 'GrantRevoked']);
     expect(errorCode(() => s.when(rotate('unknown', 'x')))).toBe('refresh_invalid');
   });
 

@@ -205,10 +205,12 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'RevokeRefreshToken': {
         const rt = findRefresh(s, c.refreshHash);
         // RFC 7009 §2.2: a token the client does not own, or already invalid, is silently accepted.
-        if (!rt || rt.clientId !== c.clientId || s.revoked) return [];
+        if (!rt || rt.clientId !== c.clientId || s.revoked || s.revokedGrants.includes(rt.grantId)) return [];
+        // RFC 7009 §2.1: with it go the tokens of the same grant; the browser session and the
+        // grants of other clients (or other sign-ins) in it are not the client's to end.
         return [
           { type: 'TokenRevoked', data: { ...ids, grantId: rt.grantId, clientId: c.clientId, tokenType: 'refresh_token', refreshHash: c.refreshHash, reason: 'revocation_request' } },
-          { type: 'SessionRevoked', data: { ...ids, reason: 'admin' } },
+          { type: 'GrantRevoked', data: { ...ids, grantId: rt.grantId, reason: 'refresh_revoked' } },
         ];
       }
       case 'EndSession':
