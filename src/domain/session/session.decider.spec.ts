@@ -85,6 +85,11 @@ describe('session decider', () => {
     expect(errorCode(() => given(replayed).when(rotate('r1', 'r2')))).toBe('refresh_invalid');
   });
 
+  it('revokes nothing when a used code comes back without its verifier or redirect URI', () => {
+    expect(errorCode(() => given(redeemed).when(redeem({ codeVerifier: 'b'.repeat(43) })))).toBe('code_invalid');
+    expect(errorCode(() => given(redeemed).when(redeem({ redirectUri: 'https://rp/other' })))).toBe('code_invalid');
+  });
+
   it('rotates a refresh token and revokes the session when a rotated one returns', () => {
     const rotated = given(redeemed).after(rotate('r1', 'r2'));
     expect(types(rotated.slice(-2))).toEqual(['RefreshRotated', 'AccessTokenIssued']);

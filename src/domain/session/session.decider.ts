@@ -157,6 +157,10 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         const code = findCode(s, c.codeHash);
         if (!code) throw new DomainError('code_invalid', 'unknown authorization code');
         if (code.clientId !== c.clientId) throw new DomainError('code_invalid', 'the code was issued to another client');
+        // Checked before the replay below, so that only a request that could have redeemed the
+        // code revokes what it produced: a used code alone (from a log, say) cannot.
+        if (c.redirectUri !== code.redirectUri) throw new DomainError('code_invalid', 'redirect_uri does not match the authorization request');
+        if (!pkceMatches(c.codeVerifier, code.codeChallenge)) throw new DomainError('code_invalid', 'code_verifier does not match the code_challenge');
         if (code.redeemed) {
           // RFC 6749 §4.1.2: a code used twice is refused, and what it produced is revoked.
           if (s.revokedGrants.includes(code.grantId)) throw new DomainError('code_invalid', 'the code was already used');
@@ -167,8 +171,6 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         }
         requireLive(s, 'code_invalid');
         if (c.now >= code.expiresAt) throw new DomainError('code_invalid', 'the code has expired');
-        if (c.redirectUri !== code.redirectUri) throw new DomainError('code_invalid', 'redirect_uri does not match the authorization request');
-        if (!pkceMatches(c.codeVerifier, code.codeChallenge)) throw new DomainError('code_invalid', 'code_verifier does not match the code_challenge');
         const grant = { ...ids, grantId: code.grantId, clientId: c.clientId, userId: s.userId };
         return [
           { type: 'CodeRedeemed', data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: c.clientId } },
