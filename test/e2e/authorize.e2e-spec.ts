@@ -348,7 +348,7 @@ describe('the login form', () => {
     // A password typed into the username field must not be recoverable from the log by hashing guesses.
     for (let i = 0; i < 2; i++) expect((await browser.post(form.action, { ...form.fields, username: ALICE_PASSWORD, password: 'x' })).status).toBe(401);
     const failures = await server.app.get<EventStore>(EVENT_STORE).readStream('loginfailures-acme');
-    const [first, second] = failures.slice(-2).map((e) => e.data.usernameHash as string);
+    const [first, second] = failures.slice(-2).map((e) => (e.data as { usernameHash: string }).usernameHash);
     expect(first).toMatch(/^hmac-sha256:[A-Za-z0-9_-]{43}$/);
     expect(second).toBe(first);
     expect(JSON.stringify(failures)).not.toContain(sha256(ALICE_PASSWORD).slice(7));
