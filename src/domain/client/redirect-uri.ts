@@ -28,6 +28,7 @@ export function validateRedirectUri(value: string): void {
   if (url.protocol !== 'https:' && url.protocol !== 'http:' && !url.protocol.includes('.')) fail('uses a private-use scheme without a dot');
 }
 
+/** `http://`, one of LOOPBACK_HOSTS and the port, as written at the start of a URI. */
 const LOOPBACK_PREFIX = /^(http:\/\/(?:127\.0\.0\.1|\[::1\]|localhost))(?::(\d{1,5}))?(?=[/?]|$)/;
 
 /** The URI as written, without its port, when it is written as a loopback URI with a valid port. */

@@ -19,8 +19,8 @@ export type ConsentGranted = DomainEvent<'ConsentGranted', { tenantId: string; u
 /**
  * A failed sign-in: on the user's stream for a wrong password, on the tenant's
  * `loginfailures-` stream for an unknown username, kept only as a keyed hash
- * (`hmac-sha256:`; events written before it was keyed carry a plain `sha256:`, since a
- * username typed by mistake may be a password). Never the password.
+ * (`hmac-sha256:`), since a username typed by mistake may be a password; events written
+ * before the hash was keyed carry a plain `sha256:`. Never the password.
  */
 export type LoginFailed = DomainEvent<
   'LoginFailed',
