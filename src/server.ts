@@ -16,9 +16,8 @@ const LOG_LEVELS: Record<Config['logLevel'], LogLevel[]> = {
 
 /**
  * A connection on which nothing moves for this long is closed, so a client that stops in the
- * middle of its body cannot hold a socket for ever. (Node's own `requestTimeout` does not
- * cover a body that stalls once the headers are in.) No request here waits that long for
- * the server.
+ * middle of its body cannot hold a socket for ever. (Node 20's `requestTimeout` left such a
+ * connection open when tried here.) No request here waits that long for the server.
  */
 const IDLE_TIMEOUT_MS = 30_000;
 
