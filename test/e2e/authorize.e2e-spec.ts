@@ -164,6 +164,14 @@ describe('errors sent back to the client with state and iss', () => {
     expect(s.loginShown).toBe(false);
     expect(rp.codeParams(s).get('code')).toBeTruthy();
   });
+
+  it('issues a code to each of many parallel prompt=none requests in one browser session', async () => {
+    const browser = await signedInBrowser();
+    for (let round = 0; round < 3; round++) {
+      const all = await Promise.all(Array.from({ length: 30 }, () => rp.signIn(browser, { extra: { prompt: 'none' } })));
+      expect(all.map((s) => (s.callback?.searchParams.has('code') ? 'code' : s.res.status))).toEqual(Array(30).fill('code'));
+    }
+  });
 });
 
 describe('response_mode=form_post', () => {

@@ -68,6 +68,13 @@ describe('aggregate store: work alongside the append', () => {
     expect(await store.load('c-1', counter)).toEqual({ state: 111, revision: 2 });
   });
 
+  it('lets every one of many parallel commands on one stream through, each deciding on the state the one before left', async () => {
+    const store = new AggregateStore(events);
+    const outcomes = await Promise.all(Array.from({ length: 40 }, () => store.execute('c-1', counter, { add: 1 }, ctx, (_, state) => state)));
+    expect(outcomes.map((o) => o.alongside).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(await store.load('c-1', counter)).toEqual({ state: 40, revision: 39 });
+  });
+
   it('fails the command when the work fails, and keeps its state current for the next command', async () => {
     const store = new AggregateStore(events);
     await expect(

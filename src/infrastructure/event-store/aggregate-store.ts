@@ -51,9 +51,16 @@ const ATTEMPTS = 5;
  * are cached per stream: with an exclusive store they are current (every append of this
  * process passes here); otherwise they are caught up from their revision. Either way the
  * expected-revision check guards every append.
+ *
+ * Within this process, commands on one stream take turns: each decides once the append of
+ * the one before has settled. Deciding them all on the same state would let only one of a
+ * batch of appends through and send the others round the retry loop until it gave up (ten
+ * parallel requests in one browser session did). Conflicts with other processes still retry.
  */
 export class AggregateStore {
   private readonly cache = new Map<string, Cached>();
+  /** Per stream, the turn of the command that came last: it ends when that command's append has settled. */
+  private readonly turns = new Map<string, Promise<void>>();
 
   constructor(private readonly events: EventStore) {}
 
@@ -76,16 +83,38 @@ export class AggregateStore {
     ctx: CommandContext,
     alongside?: Alongside<E, S, R>,
   ): Promise<Outcome<E, S, R>> {
+    const before = this.turns.get(streamId);
+    let endTurn!: () => void;
+    const turn = new Promise<void>((r) => (endTurn = r));
+    this.turns.set(streamId, turn);
+    try {
+      if (before) await before;
+      return await this.decideAndAppend(streamId, decider, command, ctx, alongside, endTurn);
+    } finally {
+      endTurn();
+      if (this.turns.get(streamId) === turn) this.turns.delete(streamId);
+    }
+  }
+
+  private async decideAndAppend<C, E extends DomainEvent, S, R>(
+    streamId: string,
+    decider: Decider<C, E, S>,
+    command: C,
+    ctx: CommandContext,
+    alongside: Alongside<E, S, R> | undefined,
+    endTurn: () => void,
+  ): Promise<Outcome<E, S, R>> {
     for (let attempt = 1; ; attempt++) {
       const { state, revision } = await this.load(streamId, decider);
       const decided = decider.decide(command, state);
       if (decided.length === 0) return { events: [], state, position: 0 };
       try {
         const next = decided.reduce(decider.evolve, state);
-        // The state is remembered as soon as the events are durable, not after the work: a
-        // command on the same stream may follow meanwhile, and its state must not be overwritten.
+        // The state is remembered as soon as the events are durable, not after the work, and
+        // the next command on the stream may decide from then on.
         const appended = this.events.append(streamId, toEventData(decided, ctx), revision === -1 ? 'no_stream' : revision).then((result) => {
           this.remember(streamId, result.nextRevision, next);
+          endTurn();
           return result;
         });
         // Both settle before either is reported: a conflict is retried whatever the work did.
