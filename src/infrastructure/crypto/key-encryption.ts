@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /**
  * Seals private signing keys before they enter the event log (AES-256-GCM). The key comes
@@ -27,18 +27,12 @@ export class KeyEncryption {
   }
 
   static load(configured: string | undefined, dataDir: string): KeyEncryption {
-    if (configured) {
-      const key = Buffer.from(configured, 'base64');
-      if (key.length !== 32) throw new Error('KEY_ENCRYPTION_KEY must be the base64 of exactly 32 bytes');
-      return new KeyEncryption(key);
-    }
     const file = join(dataDir, 'key-encryption.key');
-    if (!existsSync(file)) {
-      mkdirSync(dataDir, { recursive: true });
-      writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
-      chmodSync(file, 0o600);
-    }
-    return KeyEncryption.load(readFileSync(file, 'utf8').trim(), dataDir);
+    if (!configured && !existsSync(file)) createKeyFile(file);
+    const encoded = configured || readFileSync(file, 'utf8').trim();
+    const key = Buffer.from(encoded, 'base64');
+    if (key.length !== 32) throw new Error(`${configured ? 'KEY_ENCRYPTION_KEY' : file} must hold the base64 of exactly 32 bytes`);
+    return new KeyEncryption(key);
   }
 
   seal(plaintext: string): string {
@@ -54,5 +48,29 @@ export class KeyEncryption {
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}
+
+/**
+ * Writes a new key where `file` will be, whole or not at all: to a temporary file first,
+ * synced, then renamed (and the directory synced), so a crash never leaves an empty or short
+ * key beside a log whose signing keys were sealed with the real one.
+ */
+function createKeyFile(file: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  const fd = openSync(temporary, 'wx', 0o600);
+  try {
+    writeSync(fd, randomBytes(32).toString('base64'));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, file);
+  const dir = openSync(dirname(file), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
   }
 }
