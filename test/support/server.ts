@@ -11,7 +11,7 @@ export const SERVICE_SECRET = 'service-secret-0123456789-0123456789-xyz';
 export const REDIRECT = 'http://127.0.0.1:9999/cb';
 export const ALICE_PASSWORD = 'correct horse battery staple';
 
-/** One tenant with a web client, a public client, a third-party client, a service client and two users. */
+/** One tenant with a web client, a public client, a third-party client, a service client and two users; a second, strict one. */
 export const BOOTSTRAP_YAML = `
 tenants:
   - id: acme
@@ -55,6 +55,7 @@ tenants:
         password: "bob's long password"
         name: Bob
   - id: other
+    security_profile: strict
     clients:
       - client_id: web
         client_secret: "${WEB_SECRET}"

@@ -57,7 +57,7 @@ export class MetadataController {
       introspection_endpoint_auth_methods_supported: clientAuth,
       // A public client may revoke its own tokens with its client_id alone (RFC 7009 §5).
       revocation_endpoint_auth_methods_supported: [...clientAuth, 'none'],
-      code_challenge_methods_supported: ['S256', 'plain'],
+      code_challenge_methods_supported: tenant.securityProfile === 'strict' ? ['S256'] : ['S256', 'plain'],
       prompt_values_supported: ['none', 'login', 'consent'],
       claims_supported: STANDARD_CLAIMS,
       claims_parameter_supported: false,
