@@ -1,3 +1,4 @@
+import type { SigningAlg } from '../src/domain/tenant/tenant.events.js';
 import type { Projection } from './projection.js';
 
 /** Registered clients, keyed `<tenant>/<client_id>`; the secret only as its hash. */
@@ -13,6 +14,8 @@ export interface ClientView {
   scope: string[];
   tokenEndpointAuthMethod: string;
   firstParty: boolean;
+  /** Absent: ID tokens are signed with the tenant's algorithm. */
+  idTokenSignedResponseAlg?: SigningAlg;
   createdAt: string;
 }
 

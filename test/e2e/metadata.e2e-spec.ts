@@ -75,7 +75,25 @@ describe('discovery documents', () => {
     // Public clients cannot introspect (see introspect.e2e-spec.ts) but may revoke their own tokens (revoke.e2e-spec.ts).
     expect([...as.introspection_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_post']);
     expect([...as.revocation_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
-    expect(as.id_token_signing_alg_values_supported).toEqual([decodeJwt((await rp.tokens({ scope: 'openid' })).id_token!).header.alg]);
+    // The tenant's own algorithm first; the others (RS256 among them, OpenID Connect Discovery §3) for clients that register them.
+    expect(as.id_token_signing_alg_values_supported).toEqual(['ES256', 'RS256', 'EdDSA']);
+    expect(decodeJwt((await rp.tokens({ scope: 'openid' })).id_token!).header.alg).toBe('ES256');
+  });
+
+  it("signs the ID tokens of a client that registered id_token_signed_response_alg with that algorithm, verifiably, and takes them back as id_token_hint", async () => {
+    const browser = rp.browser();
+    const tokens = await rp.tokens({ clientId: 'spa-rs', scope: 'openid offline_access' }, browser);
+    const { header } = decodeJwt(tokens.id_token!);
+    expect(header.alg).toBe('RS256');
+    expect(decodeJwt(tokens.access_token).header.alg).toBe('ES256');
+    const refreshed = await rp.refresh('spa-rs', tokens.refresh_token!);
+    expect(decodeJwt(refreshed.id_token!).header.alg).toBe('RS256');
+    const jwks = (await (await contract.fetch(rp.as.jwks_uri!)).json()) as JSONWebKeySet;
+    expect(jwks.keys.find((k) => k.kid === header.kid)).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
+    await jwtVerify(tokens.id_token!, createLocalJWKSet(jwks), { issuer: rp.issuer, audience: 'spa-rs', algorithms: ['RS256'] });
+    const out = await browser.get(`${rp.as.end_session_endpoint}?id_token_hint=${tokens.id_token}`);
+    expect(out.status).toBe(200);
+    expect(await rp.active(refreshed.refresh_token!)).toBe(false);
   });
 
   it('announces only endpoints that answer (none is a 404)', async () => {

@@ -15,6 +15,7 @@ export const BOB_PASSWORD = "bob's long password";
 export const CLIENT_AUTH: Record<string, () => oauth.ClientAuth> = {
   web: () => oauth.ClientSecretBasic(WEB_SECRET),
   spa: () => oauth.None(),
+  'spa-rs': () => oauth.None(),
   third: () => oauth.ClientSecretPost(THIRD_SECRET),
   service: () => oauth.ClientSecretBasic(SERVICE_SECRET),
 };

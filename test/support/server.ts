@@ -32,6 +32,14 @@ tenants:
         scope: "openid profile offline_access"
         token_endpoint_auth_method: none
         first_party: true
+      - client_id: spa-rs
+        redirect_uris: ["${REDIRECT}"]
+        post_logout_redirect_uris: ["http://127.0.0.1:9999/bye"]
+        grant_types: [authorization_code, refresh_token]
+        scope: "openid offline_access"
+        token_endpoint_auth_method: none
+        first_party: true
+        id_token_signed_response_alg: RS256
       - client_id: third
         client_name: Third Party App
         client_secret: "${THIRD_SECRET}"

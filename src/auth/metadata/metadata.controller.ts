@@ -1,4 +1,5 @@
 import { Controller, Get, Header, Inject, Param } from '@nestjs/common';
+import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { Directory } from '../../shared/directory.js';
 import { SUPPORTED_SCOPES, STANDARD_CLAIMS } from '../scopes.js';
 
@@ -52,7 +53,8 @@ export class MetadataController {
       response_modes_supported: ['query', 'form_post'],
       grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: [tenant.signingAlg],
+      // The tenant's algorithm, and any other a client registers (RS256 among them, as OpenID Connect Discovery §3 requires).
+      id_token_signing_alg_values_supported: [...new Set([tenant.signingAlg, ...SIGNING_ALGS])],
       token_endpoint_auth_methods_supported: [...clientAuth, 'none'],
       introspection_endpoint_auth_methods_supported: clientAuth,
       // A public client may revoke its own tokens with its client_id alone (RFC 7009 §5).

@@ -29,6 +29,8 @@ export interface IdTokenClaims {
   accessToken?: string;
   issuedAt: number;
   expiresAt: number;
+  /** The client's registered `id_token_signed_response_alg`; absent, the tenant's algorithm. */
+  alg?: SigningAlg;
 }
 
 /** OpenID Connect Core §3.1.3.6: left half of the hash (the alg's hash; SHA-512 for Ed25519) of the ASCII token. */
@@ -71,7 +73,7 @@ export class TokenIssuer {
   }
 
   async idToken(tenant: TenantView, c: IdTokenClaims): Promise<string> {
-    const alg = tenant.signingAlg as SigningAlg;
+    const alg = c.alg ?? (tenant.signingAlg as SigningAlg);
     const key = await this.keys.signingKey(tenant.tenantId, alg);
     return signJwt(
       { alg, kid: key.kid, typ: 'JWT' },
@@ -97,11 +99,11 @@ export class TokenIssuer {
    */
   async userTokenResponse(
     tenant: TenantView,
-    c: AccessTokenClaims & { sessionId: string; authTime: number; nonce?: string; refreshToken?: string },
+    c: AccessTokenClaims & { sessionId: string; authTime: number; nonce?: string; refreshToken?: string; idTokenAlg?: SigningAlg },
   ): Promise<TokenResponse> {
     const accessToken = await this.accessToken(tenant, c);
     const idToken = c.scope.includes('openid')
-      ? await this.idToken(tenant, { sub: c.sub, clientId: c.clientId, nonce: c.nonce, authTime: c.authTime, sessionId: c.sessionId, accessToken, issuedAt: c.issuedAt, expiresAt: c.issuedAt + idTokenTtl(tenant) })
+      ? await this.idToken(tenant, { sub: c.sub, clientId: c.clientId, nonce: c.nonce, authTime: c.authTime, sessionId: c.sessionId, accessToken, issuedAt: c.issuedAt, expiresAt: c.issuedAt + idTokenTtl(tenant), alg: c.idTokenAlg })
       : undefined;
     return {
       access_token: accessToken,

@@ -15,6 +15,7 @@ describe('bootstrap file', () => {
     const yaml = readBootstrapFile(file('a.yaml', 'tenants:\n  - id: acme\n    clients:\n      - client_id: spa\n        redirect_uris: ["http://127.0.0.1/cb"]\n'));
     expect(yaml[0]).toMatchObject({ id: 'acme', settings: { securityProfile: 'baseline', accessTokenTtl: 300, signingAlg: 'ES256' } });
     expect(yaml[0].clients[0]).toMatchObject({ clientId: 'spa', tokenEndpointAuthMethod: 'none', grantTypes: ['authorization_code'], scope: ['openid'] });
+    expect(yaml[0].clients[0].idTokenSignedResponseAlg).toBeUndefined();
     const json = readBootstrapFile(file('a.json', JSON.stringify({ tenants: [{ id: 'x', users: [{ username: 'u', password: 'p', email_verified: true }] }] })));
     expect(json[0].users[0]).toEqual({ username: 'u', password: 'p', claims: { email_verified: true } });
   });
@@ -25,6 +26,7 @@ describe('bootstrap file', () => {
     ['tenants: [{ id: acme, clients: [{ client_id: w, client_secret: short }] }]', 'tenants[0].clients[0].client_secret: must be at least 32 characters'],
     ['tenants: [{ id: acme, colour: red }]', 'tenants[0].colour: unknown field'],
     ['tenants: [{ id: acme, clients: [{ client_id: w, grant_types: [password] }] }]', 'tenants[0].clients[0].grant_types[0]: must be one of'],
+    ['tenants: [{ id: acme, clients: [{ client_id: w, id_token_signed_response_alg: HS256 }] }]', 'tenants[0].clients[0].id_token_signed_response_alg: must be one of ES256, RS256, EdDSA'],
     ['tenants: {', 'is not valid YAML or JSON'],
   ])('names the file, the path and the problem: %s', (text, message) => {
     const p = file('bad.yaml', text);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { MIN_CLIENT_SECRET_LENGTH } from '../commands/create-client.command.js';
 import { parse as parseYaml } from 'yaml';
 import type { GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
-import type { TenantSettings } from '../../domain/tenant/tenant.events.js';
+import { SIGNING_ALGS, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
 import type { UserClaims } from '../../domain/user/user.events.js';
 
 export interface BootstrapClient {
@@ -16,6 +16,7 @@ export interface BootstrapClient {
   scope: string[];
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   firstParty: boolean;
+  idTokenSignedResponseAlg?: SigningAlg;
 }
 
 export interface BootstrapUser {
@@ -132,7 +133,7 @@ class Reader {
         securityProfile: this.oneOf(n.security_profile, `${path}.security_profile`, ['baseline', 'strict'], d.securityProfile),
         accessTokenTtl: this.seconds(n.access_token_ttl, `${path}.access_token_ttl`, d.accessTokenTtl),
         refreshTokenTtl: this.seconds(n.refresh_token_ttl, `${path}.refresh_token_ttl`, d.refreshTokenTtl),
-        signingAlg: this.oneOf(n.signing_alg, `${path}.signing_alg`, ['ES256', 'RS256', 'EdDSA'], d.signingAlg),
+        signingAlg: this.oneOf(n.signing_alg, `${path}.signing_alg`, SIGNING_ALGS, d.signingAlg),
         refreshWithoutOfflineAccess: this.bool(n.refresh_without_offline_access, `${path}.refresh_without_offline_access`, d.refreshWithoutOfflineAccess),
       },
       clients: this.array(n.clients ?? [], `${path}.clients`).map((c, i) => this.client(c, `${path}.clients[${i}]`)),
@@ -142,7 +143,7 @@ class Reader {
 
   client(v: unknown, path: string): BootstrapClient {
     const n = this.object(v, path);
-    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party']);
+    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg']);
     const secret = this.optionalString(n.client_secret, `${path}.client_secret`);
     const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none'], secret ? 'client_secret_basic' : 'none');
     if (secret && secret.length < MIN_CLIENT_SECRET_LENGTH) this.fail(`${path}.client_secret`, `must be at least ${MIN_CLIENT_SECRET_LENGTH} characters (only a fast hash of it is kept)`);
@@ -162,6 +163,9 @@ class Reader {
       scope: scope.split(' ').filter(Boolean),
       tokenEndpointAuthMethod: method,
       firstParty: this.bool(n.first_party, `${path}.first_party`, false),
+      ...(n.id_token_signed_response_alg !== undefined
+        ? { idTokenSignedResponseAlg: this.oneOf<SigningAlg>(n.id_token_signed_response_alg, `${path}.id_token_signed_response_alg`, SIGNING_ALGS, 'ES256') }
+        : {}),
     };
   }
 

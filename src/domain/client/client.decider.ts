@@ -1,5 +1,6 @@
 import { assertNever, type Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/domain-error.js';
+import { SIGNING_ALGS } from '../tenant/tenant.events.js';
 import type { ClientEvent, ClientRegistration } from './client.events.js';
 import { validateRedirectUri } from './redirect-uri.js';
 
@@ -23,6 +24,7 @@ function validate(r: ClientRegistration): void {
   if (isPublic && r.grantTypes.includes('client_credentials')) fail('a public client cannot use client_credentials');
   if (r.grantTypes.includes('authorization_code') && r.redirectUris.length === 0) fail('authorization_code needs at least one redirect URI');
   if (r.responseTypes.some((t) => t !== 'code')) fail('only response type "code" is supported');
+  if (r.idTokenSignedResponseAlg !== undefined && !SIGNING_ALGS.includes(r.idTokenSignedResponseAlg)) fail(`unsupported id_token_signed_response_alg ${r.idTokenSignedResponseAlg}`);
   r.redirectUris.forEach(validateRedirectUri);
   r.postLogoutRedirectUris.forEach(validateRedirectUri);
 }

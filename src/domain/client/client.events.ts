@@ -1,4 +1,5 @@
 import type { DomainEvent } from '../shared/decider.js';
+import type { SigningAlg } from '../tenant/tenant.events.js';
 
 export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
@@ -16,6 +17,8 @@ export interface ClientRegistration {
   scope: string[];
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   firstParty: boolean;
+  /** OpenID Connect Registration: how its ID tokens are signed; absent, with the tenant's own algorithm. */
+  idTokenSignedResponseAlg?: SigningAlg;
 }
 
 export type ClientCreated = DomainEvent<'ClientCreated', { tenantId: string } & ClientRegistration>;

@@ -1,7 +1,8 @@
 import type { DomainEvent } from '../shared/decider.js';
 
 export type SecurityProfile = 'baseline' | 'strict';
-export type SigningAlg = 'ES256' | 'RS256' | 'EdDSA';
+export const SIGNING_ALGS = ['ES256', 'RS256', 'EdDSA'] as const;
+export type SigningAlg = (typeof SIGNING_ALGS)[number];
 
 export interface TenantSettings {
   securityProfile: SecurityProfile;

@@ -69,6 +69,7 @@ export class AuthorizationCodeGrant implements Grant {
             authTime: issued.authTime,
             nonce: issued.nonce,
             refreshToken: events.some((e) => e.type === 'RefreshTokenIssued') ? refresh.value : undefined,
+            idTokenAlg: client.idTokenSignedResponseAlg,
           });
         },
       },

@@ -43,7 +43,7 @@ export class RefreshTokenGrant implements Grant {
         // Signed while the rotation is being made durable.
         alongside: (events, { userId, authTime }) => {
           const issued = events.find((e) => e.type === 'AccessTokenIssued');
-          return issued && this.tokens.userTokenResponse(tenant, { ...access, jti: issued.data.jti, sub: userId, clientId: client.clientId, scope: issued.data.scope, sessionId, authTime, refreshToken: next.value });
+          return issued && this.tokens.userTokenResponse(tenant, { ...access, jti: issued.data.jti, sub: userId, clientId: client.clientId, scope: issued.data.scope, sessionId, authTime, refreshToken: next.value, idTokenAlg: client.idTokenSignedResponseAlg });
         },
       },
     );
