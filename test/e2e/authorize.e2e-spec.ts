@@ -26,6 +26,12 @@ function clientError(res: Response, state: string | typeof oauth.expectNoState, 
   throw new Error(`expected an error response, got ${location.href}`);
 }
 
+/** RFC 6819 §4.4.1.9: a page the user acts on (login, consent) is never shown inside another site's frame. */
+function expectNotFramable(res: Response): void {
+  expect(res.headers.get('x-frame-options')).toBe('DENY');
+  expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+}
+
 /** A 400 HTML page shown to the user, never a redirect. */
 async function expectErrorPage(res: Response): Promise<string> {
   expect(res.status).toBe(400);
@@ -193,6 +199,8 @@ describe('response_mode=form_post', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.headers.get('cache-control')).toBe('no-store');
+    // A relying party may run this in a hidden iframe (silent renewal), so it may be framed.
+    expect(res.headers.get('x-frame-options')).toBeNull();
     const html = await res.text();
     expect(html).toMatch(/<form method="post" action="http:\/\/127\.0\.0\.1:9999\/cb">/);
     expect(html).toContain('document.forms[0].submit()');
@@ -263,6 +271,7 @@ describe('consent for a third-party client', () => {
     expect(first.res.status).toBe(302);
     let res = await browser.follow(new URL(first.res.headers.get('location')!, rp.issuer).href, server.baseUrl);
     expect(res.status).toBe(200);
+    expectNotFramable(res);
     let html = await res.text();
     expect(html).toContain('Third Party App');
     expect(html).toContain('<li>email</li>');
@@ -335,6 +344,7 @@ describe('the login form', () => {
     const req = await rp.request();
     const res = await browser.follow(req.url, server.baseUrl);
     expect(res.status).toBe(200);
+    expectNotFramable(res);
     return Browser.form(await res.text());
   }
 

@@ -164,7 +164,7 @@ export class AuthorizeFlow {
   private answer(request: AuthorizationRequest, fields: Record<string, string | undefined>): FlowResult {
     // The interaction cookie is spent once the request went through the login or consent page.
     const cookies = request.authenticated || request.consented ? [this.browser.clear(request.tenantId, INTERACTION_COOKIE)] : [];
-    if (request.responseMode === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), cookies };
+    if (request.responseMode === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), cookies, framable: true };
     const url = new URL(request.redirectUri);
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) url.searchParams.set(k, v);
     return { kind: 'redirect', location: url.href, cookies };
