@@ -59,7 +59,7 @@ export class KeyEncryption {
 function createKeyFile(file: string): void {
   mkdirSync(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
-  const fd = openSync(temporary, 'wx', 0o600);
+  const fd = openSync(temporary, 'w', 0o600);
   try {
     writeSync(fd, randomBytes(32).toString('base64'));
     fsyncSync(fd);
