@@ -52,9 +52,12 @@ export class TokenInspector {
     const doc = await this.reads.get<TokenView>('tokens', accessTokenKey(tenantId, jti));
     if (doc) return doc.tenantId === tenantId ? { token: doc } : undefined;
     // No document unless it was revoked (or issued before its jti named its grant): its verified JWT describes it.
-    const view = described.get(jwt!.payload) ?? tokenOf(tenantId, jti, jwt!.payload);
-    if (!view) return undefined;
-    described.set(jwt!.payload, view);
+    let view = described.get(jwt!.payload);
+    if (!view) {
+      view = tokenOf(tenantId, jti, jwt!.payload);
+      if (!view) return undefined;
+      described.set(jwt!.payload, view);
+    }
     return { token: view };
   }
 

@@ -202,14 +202,14 @@ export class ProjectionRunner {
     }
     if (!targets.length) return [];
     const writes = new Map<string, DocumentWrite>();
-    const reads = p.readsDocument;
-    const toRead = reads ? targets.filter(([id, e]) => reads(e, id)) : targets;
-    const stored = toRead.length ? await this.store.getMany<Record<string, unknown>>(p.view, [...new Set(toRead.map(([id]) => id))]) : new Map();
-    for (const [id, e] of targets) {
+    const reads = targets.map(([id, e]) => p.readsDocument?.(e, id) ?? true);
+    const toRead = targets.filter((_, i) => reads[i]).map(([id]) => id);
+    const stored = toRead.length ? await this.store.getMany<Record<string, unknown>>(p.view, [...new Set(toRead)]) : new Map();
+    for (const [i, [id, e]] of targets.entries()) {
       const pending = writes.get(id);
       let doc: Record<string, unknown> | null;
       if (pending) doc = pending.doc;
-      else if (reads && !reads(e, id)) doc = null;
+      else if (!reads[i]) doc = null;
       else {
         const found = stored.get(id);
         if (found && found._position >= e.position) continue;
