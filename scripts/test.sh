@@ -4,6 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The browser suite drives Debian's Chromium; install it when it is missing (root, or sudo).
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null; then
+  as_root=""; [ "$(id -u)" = 0 ] || as_root="sudo -n"
+  { $as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq --no-install-recommends chromium; } >/dev/null 2>&1 \
+    || echo "scripts/test.sh: could not install chromium; the browser suite will be skipped" >&2
+fi
+
 npm run --silent typecheck
 npm run --silent build
 status=0

@@ -3,6 +3,7 @@ import type { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
+import { registerCors } from './auth/cors.js';
 import { clientError, frameworkError, OAuthExceptionFilter } from './auth/oauth-exception.filter.js';
 import { BootstrapService } from './central/bootstrap/bootstrap.service.js';
 import { CONFIG, type Config } from './config.js';
@@ -27,6 +28,7 @@ export async function startServer(logLevel: Config['logLevel'] = 'info'): Promis
     logger: LOG_LEVELS[logLevel],
   });
   app.useGlobalFilters(new OAuthExceptionFilter());
+  registerCors(app.getHttpAdapter().getInstance());
   app.enableShutdownHooks();
   await app.init();
   await app.get(BootstrapService).run();

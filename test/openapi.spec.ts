@@ -137,7 +137,7 @@ describe('expectResponseMatches accepts conforming responses', () => {
       '/.well-known/jwks.json',
       {
         status: 200,
-        headers: { ...JSON_HEADERS, 'cache-control': 'public, max-age=300' },
+        headers: { ...JSON_HEADERS, 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' },
         body: {
           keys: [
             { kty: 'EC', kid: 'k1', use: 'sig', alg: 'ES256', crv: 'P-256', x: 'abc_-', y: 'def' },
@@ -153,7 +153,7 @@ describe('expectResponseMatches accepts conforming responses', () => {
       '/.well-known/openid-configuration',
       {
         status: 200,
-        headers: JSON_HEADERS,
+        headers: { ...JSON_HEADERS, 'access-control-allow-origin': '*' },
         body: {
           issuer: ISSUER,
           authorization_endpoint: `${ISSUER}/authorize`,

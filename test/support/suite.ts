@@ -9,15 +9,16 @@ export interface Suite {
 }
 
 /**
- * The hooks every end-to-end file shares: before all, a fresh server (with `bootstrap`) and
- * a relying party on it, handed to `ready`; after each test, no response may have departed
- * from its OpenAPI file; after all, the server stops. Returns the contract-checking fetch.
+ * The hooks every end-to-end file shares: before all, a fresh server (with `bootstrap`, or what
+ * it resolves to) and a relying party on it, handed to `ready`; after each test, no response
+ * may have departed from its OpenAPI file; after all, the server stops. Returns the
+ * contract-checking fetch.
  */
-export function endToEnd(ready: (suite: Suite) => unknown, bootstrap?: string): ContractFetch {
+export function endToEnd(ready: (suite: Suite) => unknown, bootstrap?: string | (() => Promise<string>)): ContractFetch {
   const contract = new ContractFetch();
   let server: TestServer | undefined;
   beforeAll(async () => {
-    server = await startTestServer(bootstrap);
+    server = await startTestServer(typeof bootstrap === 'function' ? await bootstrap() : bootstrap);
     await ready({ server, rp: await RelyingParty.discover(server, contract), contract });
   });
   afterAll(async () => {

@@ -1,18 +1,19 @@
-import { Controller, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Controller, Header, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { streams } from '../../domain/shared/stream-names.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
+import { requireClientOrigin } from '../cors.js';
 import { formParams } from '../form-request.js';
 import { required } from '../params.js';
 import { artefactHash, SessionCommands, sessionOf } from '../sessions/session-commands.js';
 import { TokenInspector } from '../tokens/token-inspector.js';
 
 /**
- * RFC 7009 revocation of the client's own tokens. Revoking a refresh token ends its
- * session's tokens; unknown, foreign or already invalid tokens get 200 all the same (§2.2).
+ * RFC 7009 revocation of the client's own tokens. Revoking a refresh token ends its grant
+ * (the tokens issued with it); unknown, foreign or already invalid tokens get 200 all the same (§2.2).
  */
 @Controller(':tenant')
 export class RevokeController {
@@ -28,10 +29,11 @@ export class RevokeController {
   @Post('revoke')
   @HttpCode(200)
   @Header('cache-control', 'no-store')
-  async revoke(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<string> {
+  async revoke(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     await this.directory.requireTenant(tenantId);
     const params = formParams(req);
     const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true });
+    requireClientOrigin(req, reply, client, true);
     const token = required(params, 'token');
     const actor = `client:${client.clientId}`;
     // A refresh token is decided on its session's stream, which knows every one it issued.

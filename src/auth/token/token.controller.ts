@@ -1,8 +1,9 @@
-import { Controller, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Controller, Header, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
+import { requireClientOrigin } from '../cors.js';
 import { formParams } from '../form-request.js';
 import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../oauth-errors.js';
 import { type Grant, GRANTS, type TokenResponse } from './grant.js';
@@ -25,11 +26,12 @@ export class TokenController {
   @HttpCode(200)
   @Header('cache-control', 'no-store')
   @Header('pragma', 'no-cache')
-  async token(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<TokenResponse> {
+  async token(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
     const tenant = await this.directory.requireTenant(tenantId);
     if (req.query && Object.keys(req.query).length) throw new InvalidRequest('parameters belong in the request body');
     const params = formParams(req);
     const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true });
+    requireClientOrigin(req, reply, client, true);
     const grantType = params.grant_type;
     if (!grantType) throw new InvalidRequest('grant_type is required');
     const grant = this.grants.get(grantType);

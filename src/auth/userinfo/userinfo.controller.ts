@@ -1,6 +1,7 @@
-import { Controller, Get, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Controller, Get, Header, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Directory } from '../../shared/directory.js';
+import { requireClientOrigin } from '../cors.js';
 import { BearerRequired, InsufficientScope, InvalidToken } from '../oauth-errors.js';
 import { SCOPE_CLAIMS } from '../scopes.js';
 import { TokenInspector } from '../tokens/token-inspector.js';
@@ -18,24 +19,29 @@ export class UserinfoController {
 
   @Get(['userinfo', 'oauth/userinfo'])
   @Header('cache-control', 'no-store')
-  get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<Record<string, unknown>> {
-    return this.userinfo(tenantId, req);
+  get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
+    return this.userinfo(tenantId, req, reply);
   }
 
   @Post(['userinfo', 'oauth/userinfo'])
   @HttpCode(200)
   @Header('cache-control', 'no-store')
-  post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<Record<string, unknown>> {
-    return this.userinfo(tenantId, req);
+  post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
+    return this.userinfo(tenantId, req, reply);
   }
 
-  private async userinfo(tenantId: string, req: FastifyRequest): Promise<Record<string, unknown>> {
+  private async userinfo(tenantId: string, req: FastifyRequest, reply: FastifyReply): Promise<Record<string, unknown>> {
     await this.directory.requireTenant(tenantId);
     const header = req.headers.authorization;
     if (!header || header.slice(0, 7).toLowerCase() !== 'bearer ') throw new BearerRequired('an access token is required in the Authorization header');
     const found = await this.inspector.inspect(tenantId, header.slice(7).trim(), 'access_token');
     if (!found?.active || found.token.kind !== 'access_token' || !found.token.userId) throw new InvalidToken('the access token is invalid, expired or revoked');
-    const { scope, userId } = found.token;
+    const { scope, userId, clientId } = found.token;
+    if (req.headers.origin !== undefined) {
+      const client = await this.directory.client(tenantId, clientId);
+      if (!client) throw new InvalidToken('the client of the access token no longer exists');
+      requireClientOrigin(req, reply, client, false);
+    }
     if (!scope.includes('openid')) throw new InsufficientScope('the access token lacks the openid scope');
     const user = await this.directory.user(tenantId, userId);
     if (!user) throw new InvalidToken('the user no longer exists');
