@@ -1,8 +1,11 @@
-import type { Projection } from './projection.js';
+import type { ProjectedEvent, Projection } from './projection.js';
 
 /**
  * The audit trail of token lifecycles: one document per event of a session or a client's
- * tokens, found by session, subject or client and read in log order (`_position`).
+ * tokens, found by session, subject or client and read in log order (`_position`). A
+ * `SessionRevoked` ends the grants of several clients: besides its entry for the session and
+ * the subject, each of those clients gets an entry of its own (with `clientId`, without
+ * `sessionId` and `sub`, so that the session's and the subject's histories list it once).
  */
 export interface TokenHistoryEntry {
   tenantId: string;
@@ -42,27 +45,34 @@ export const TOKEN_HISTORY_EVENTS = [
  */
 export const historyKey = (tenantId: string, position: number) => `${tenantId}/${String(position).padStart(20, '0')}`;
 
+/** The distinct clients of the grants a `SessionRevoked` ended (none in events recorded before it listed them). */
+function clientsOf(e: ProjectedEvent): string[] {
+  const grants: Array<{ clientId: string }> = e.data.grants ?? [];
+  return [...new Set(grants.map((g) => g.clientId))];
+}
+
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 2,
+  version: 3,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [{ fields: ['tenantId', 'sessionId'] }, { fields: ['tenantId', 'sub'] }, { fields: ['tenantId', 'clientId'] }],
-  documentId: (e) => historyKey(e.data.tenantId, e.position),
+  documentId(e) {
+    const key = historyKey(e.data.tenantId, e.position);
+    return e.type === 'SessionRevoked' ? [key, ...clientsOf(e).map((clientId) => `${key}/${clientId}`)] : key;
+  },
   readsDocument: () => false,
-  apply(_doc, e) {
+  apply(_doc, e, id) {
     const d = e.data;
+    const meta = { tenantId: d.tenantId, eventId: e.id, type: e.type, actor: e.metadata.actor, correlationId: e.metadata.correlationId, occurredAt: e.metadata.occurredAt };
+    const key = historyKey(d.tenantId, e.position);
+    if (id !== key) return { ...meta, clientId: id.slice(key.length + 1), data: d };
     const sub = d.sub ?? d.userId;
     return {
-      tenantId: d.tenantId,
-      eventId: e.id,
-      type: e.type,
+      ...meta,
       ...(d.sessionId ? { sessionId: d.sessionId } : {}),
       ...(sub ? { sub } : {}),
       ...(d.clientId ? { clientId: d.clientId } : {}),
       ...(d.grantId ? { grantId: d.grantId } : {}),
-      actor: e.metadata.actor,
-      correlationId: e.metadata.correlationId,
-      occurredAt: e.metadata.occurredAt,
       data: d,
     };
   },

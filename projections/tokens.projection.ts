@@ -47,7 +47,7 @@ function documentId(e: ProjectedEvent): string | readonly string[] | undefined {
 
 export const tokensProjection: Projection<TokenView> = {
   view: 'tokens',
-  version: 5,
+  version: 6,
   eventTypes: ['AccessTokenIssued', 'RefreshTokenIssued', 'RefreshRotated', 'TokenRevoked'],
   // Read by id only (introspection, userinfo); a session's tokens are listed by the token_history view.
   indexes: [],
@@ -89,8 +89,21 @@ export const tokensProjection: Projection<TokenView> = {
         };
       case 'TokenRevoked':
         if (doc) return { ...doc, status: 'revoked' };
-        // Enough to say "revoked": introspection of a revoked token answers only `active: false`.
-        return d.jti ? { tenantId: d.tenantId, kind: 'access_token', clientId: d.clientId, sub: d.clientId, jti: d.jti, scope: [], issuedAt: 0, expiresAt: 0, status: 'revoked' } : null;
+        if (!d.jti) return null;
+        // An access token with no document until now: the event says whose it was; its scope and
+        // times are in its AccessTokenIssued event (introspection of it answers only `active: false`).
+        return {
+          tenantId: d.tenantId,
+          kind: 'access_token',
+          clientId: d.clientId,
+          sub: d.userId ?? d.clientId,
+          ...(d.userId ? { userId: d.userId, sessionId: d.sessionId, grantId: d.grantId } : {}),
+          jti: d.jti,
+          scope: [],
+          issuedAt: 0,
+          expiresAt: 0,
+          status: 'revoked',
+        };
       default:
         return doc;
     }

@@ -5,6 +5,7 @@ import { BOB_PASSWORD, decodeJwt, RelyingParty, type SignedIn } from '../support
 import { ALICE_PASSWORD, REDIRECT, type TestServer } from '../support/server.js';
 import { sha256 } from '../../src/infrastructure/crypto/hashing.js';
 import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
+import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
 
 let server: TestServer;
 let rp: RelyingParty;
@@ -290,6 +291,10 @@ describe('consent for a third-party client', () => {
     const allowed: SignedIn = { res, ...second, callback: new URL(res.headers.get('location')!), loginShown: false };
     const tokens = await rp.redeem('third', allowed);
     expect(decodeJwt(tokens.access_token).payload).toMatchObject({ client_id: 'third', scope: 'openid email' });
+    // The consent is part of the session's history.
+    const sid = decodeJwt(tokens.id_token!).payload.sid as string;
+    const history = await server.app.get<ReadStore>(READ_STORE).find<{ type: string; clientId?: string }>('token_history', { tenantId: 'acme', sessionId: sid }, { sortBy: '_position' });
+    expect(history.filter((h) => h.type === 'ConsentGranted').map((h) => h.clientId)).toEqual(['third']);
 
     // Remembered: neither page again, even with prompt=none.
     const third = await rp.signIn(browser, { clientId: 'third', scope: 'openid email', extra: { prompt: 'none' } });
@@ -381,6 +386,15 @@ describe('the login form', () => {
     expect(first).toMatch(/^hmac-sha256:[A-Za-z0-9_-]{43}$/);
     expect(second).toBe(first);
     expect(JSON.stringify(failures)).not.toContain(sha256(ALICE_PASSWORD).slice(7));
+  });
+
+  it("records a wrong password as an anonymous attempt on the user, from the client's sign-in page", async () => {
+    const browser = rp.browser();
+    const form = await loginPage(browser);
+    expect((await browser.post(form.action, { ...form.fields, username: 'bob', password: 'not it' })).status).toBe(401);
+    const bob = (await server.app.get<ReadStore>(READ_STORE).find<{ userId: string }>('users', { tenantId: 'acme', username: 'bob' }))[0];
+    const failed = (await server.app.get<EventStore>(EVENT_STORE).readStream(`user-acme.${bob.userId}`)).at(-1)!;
+    expect(failed).toMatchObject({ type: 'LoginFailed', data: { reason: 'bad_password', userId: bob.userId, clientId: 'web' }, metadata: { actor: 'anonymous' } });
   });
 
   it('refuses an interaction link replayed in another browser with a 400 page', async () => {

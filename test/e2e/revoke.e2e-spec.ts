@@ -1,10 +1,19 @@
 import * as oauth from 'oauth4webapi';
+import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
 import { endToEnd } from '../support/suite.js';
-import { basic, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
-import { WEB_SECRET } from '../support/server.js';
+import { basic, decodeJwt, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
+import { type TestServer, WEB_SECRET } from '../support/server.js';
 
 let rp: RelyingParty;
-endToEnd((s) => ({ rp } = s));
+let server: TestServer;
+endToEnd((s) => ({ rp, server } = s));
+
+interface Entry {
+  type: string;
+  actor: string;
+  data: { sessionId?: string; grantId?: string; clientId?: string; userId?: string; grants?: Array<{ grantId: string; clientId: string }> };
+}
+const history = (filter: Record<string, string>) => server.app.get<ReadStore>(READ_STORE).find<Entry>('token_history', { tenantId: 'acme', ...filter }, { sortBy: '_position' });
 
 describe('revocation', () => {
   it.each([
@@ -93,5 +102,40 @@ describe('revocation', () => {
     expect(e).toMatchObject({ status: 401, error: 'invalid_client' });
     expect(e.wwwAuthenticate).toMatch(/^Basic/);
     expect(await rp.active(tokens.refresh_token!)).toBe(true);
+  });
+});
+
+describe('the audit trail of ended tokens', () => {
+  it("a replay that ends a session shared by two clients names both grants, and each client's and the subject's history shows it", async () => {
+    const browser = rp.browser();
+    const web = await rp.tokens({}, browser);
+    const spa = await rp.tokens({ clientId: 'spa', scope: 'openid profile offline_access' }, browser);
+    const { sid, sub } = decodeJwt(web.id_token!).payload as { sid: string; sub: string };
+    await rp.refresh('web', web.refresh_token!);
+    await oauthError(rp.refresh('web', web.refresh_token!));
+    expect(await rp.active(spa.access_token)).toBe(false);
+
+    const ofSession = (entries: Entry[]) => entries.filter((e) => e.data.sessionId === sid);
+    const end = ofSession(await history({ sessionId: sid })).at(-1)!;
+    expect(end).toMatchObject({ type: 'SessionRevoked', actor: 'client:web', data: { userId: sub, grants: [{ clientId: 'web' }, { clientId: 'spa' }] } });
+    for (const clientId of ['web', 'spa']) expect(ofSession(await history({ clientId })).at(-1)!.type).toBe('SessionRevoked');
+    const bySubject = ofSession(await history({ sub }));
+    expect(bySubject.map((e) => e.type).slice(-2)).toEqual(['RefreshReplayed', 'SessionRevoked']);
+    // Revoking a token of the ended session, or replaying its code, records no second end.
+    await rp.revoke(spa.access_token, 'spa');
+    expect(ofSession(await history({ sessionId: sid })).at(-1)).toEqual(end);
+  });
+
+  it('revoking a refresh token names the grant and its client; revoking it again records nothing', async () => {
+    const tokens = await rp.tokens({ clientId: 'spa', scope: 'openid profile offline_access' });
+    const { sid } = decodeJwt(tokens.id_token!).payload as { sid: string };
+    await rp.revoke(tokens.refresh_token!, 'spa');
+    await rp.revoke(tokens.refresh_token!, 'spa');
+    await rp.revoke(tokens.access_token, 'spa');
+    const ends = (await history({ sessionId: sid })).filter((e) => e.type.endsWith('Revoked'));
+    expect(ends.map((e) => [e.type, e.data.clientId])).toEqual([
+      ['TokenRevoked', 'spa'],
+      ['GrantRevoked', 'spa'],
+    ]);
   });
 });

@@ -103,6 +103,14 @@ describe('token lifecycle through openid-client', () => {
       'TokenRevoked',
       'SessionRevoked',
     ]);
+    // The subject's history holds the same events, the ends included: every session event names its user.
+    const bySubject = await server.app.get<ReadStore>(READ_STORE).find<{ type: string; data: { sessionId?: string } }>('token_history', { tenantId: 'acme', sub: idClaims.sub }, { sortBy: '_position' });
+    expect(bySubject.filter((h) => h.data.sessionId === idClaims.sid).map((h) => h.type)).toEqual(history.map((h) => h.type));
+    // The client's history too: the session's end names the grants it ended, with their clients.
+    const byClient = await server.app.get<ReadStore>(READ_STORE).find<{ type: string; data: { sessionId?: string; grants?: unknown } }>('token_history', { tenantId: 'acme', clientId: 'web' }, { sortBy: '_position' });
+    const ofSession = byClient.filter((h) => h.data.sessionId === idClaims.sid);
+    expect(ofSession.map((h) => h.type)).toEqual(history.map((h) => h.type).filter((t) => t !== 'SessionStarted' && t !== 'UserAuthenticated'));
+    expect(ofSession.at(-1)!.data.grants).toEqual([{ grantId: expect.any(String), clientId: 'web' }]);
     expect(JSON.stringify(history)).not.toContain(tokens.refresh_token!);
     expect(JSON.stringify(history)).not.toContain(callback.searchParams.get('code')!);
     expect(contract.checked).toBeGreaterThan(8);

@@ -12,10 +12,12 @@ import { SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
 
 /**
- * OpenID Connect RP-Initiated Logout 1.0. With a valid `id_token_hint` of the browser's own
- * session, that session ends at once; otherwise the user confirms first, so a stray link
- * cannot sign anyone out (not even one carrying somebody else's ID token). A hinted session
- * is ended too, from any browser. Ending a session revokes all its tokens (`SessionRevoked`).
+ * OpenID Connect RP-Initiated Logout 1.0. A session ends only in its own browser (the one
+ * holding its cookie): with a valid `id_token_hint` of that session, at once; otherwise once
+ * the user confirms, so a stray link or image cannot sign anyone out, not even one carrying
+ * an ID token. A request with a hint but no session cookie (a relying party's cross-site
+ * POST does not carry it) gets the confirmation page, whose same-site POST does. Ending a
+ * session revokes all its tokens (`SessionRevoked`).
  */
 @Controller(':tenant')
 export class LogoutController {
@@ -43,7 +45,6 @@ export class LogoutController {
       throw new UserFacingError(new InvalidRequest(why));
     };
     let hintSession: string | undefined;
-    let hintUser: string | undefined;
     let clientId = params.client_id;
     if (params.id_token_hint) {
       const hint = await this.tokens.verify(tenantId, params.id_token_hint, 'JWT');
@@ -52,7 +53,6 @@ export class LogoutController {
       if (clientId && aud !== clientId) reject('client_id does not match the id_token_hint');
       clientId = typeof aud === 'string' ? aud : undefined;
       hintSession = typeof hint.payload.sid === 'string' ? hint.payload.sid : undefined;
-      hintUser = typeof hint.payload.sub === 'string' ? hint.payload.sub : undefined;
     }
     const client: ClientView | null = clientId ? await this.directory.client(tenantId, clientId) : null;
     if (clientId && !client) reject('unknown client_id');
@@ -62,14 +62,8 @@ export class LogoutController {
 
     const current = await this.browser.current(tenantId, cookieHeader);
     const confirmed = (posted && params.confirm === 'yes') || (current !== undefined && hintSession === current.sessionId);
-    if (current && !confirmed) return this.confirmPage(tenantId, params);
-    const ended = new Set<string>();
-    if (current) ended.add(current.sessionId);
-    if (hintSession) {
-      const s = await this.sessions.load(tenantId, hintSession);
-      if (s.started && s.userId === hintUser) ended.add(hintSession);
-    }
-    for (const sessionId of ended) await this.sessions.run(tenantId, sessionId, { kind: 'EndSession', reason: 'logout' }, hintUser ? `user:${hintUser}` : 'anonymous');
+    if (!confirmed && (current || params.id_token_hint)) return this.confirmPage(tenantId, params);
+    if (current) await this.sessions.run(tenantId, current.sessionId, { kind: 'EndSession', reason: 'logout' }, `user:${current.userId}`);
     const cookies = [this.browser.clear(tenantId, SESSION_COOKIE)];
     if (redirect) {
       const url = new URL(redirect);

@@ -43,11 +43,12 @@ export class RevokeController {
       return '';
     }
     const found = await this.inspector.inspect(tenantId, token, 'access_token');
-    if (!found || found.token.clientId !== client.clientId) return '';
+    // A token that has already ended (revoked, expired, or with its grant or session) ends once.
+    if (!found?.active || found.token.clientId !== client.clientId) return '';
     const t = found.token;
     if (t.sessionId) {
       await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId }, actor);
-    } else if (found.active) {
+    } else {
       await this.aggregates.record(
         streams.clientTokens(tenantId, client.clientId),
         [{ type: 'TokenRevoked', data: { tenantId, clientId: client.clientId, tokenType: 'access_token', jti: t.jti, reason: 'revocation_request' } }],

@@ -119,6 +119,15 @@ function withStatus(s: SessionState, hash: string | undefined, status: RefreshSt
   return found ? { item: { ...found, status }, next: s.refresh } : s.refresh;
 }
 
+/** The grants of the session that have not ended, each with its client (one code made each grant). */
+function liveGrants(s: SessionState): Array<{ grantId: string; clientId: string }> {
+  const grants: Array<{ grantId: string; clientId: string }> = [];
+  for (let link = s.redeemedCodes; link; link = link.next) {
+    if (!s.revokedGrants.includes(link.item.grantId)) grants.push({ grantId: link.item.grantId, clientId: link.item.clientId });
+  }
+  return grants.reverse();
+}
+
 function requireLive(state: SessionState, code: 'code_invalid' | 'refresh_invalid'): void {
   if (!state.started) throw new DomainError(code, 'unknown session');
   if (state.revoked) throw new DomainError('session_revoked', 'the session has ended');
@@ -127,7 +136,7 @@ function requireLive(state: SessionState, code: 'code_invalid' | 'refresh_invali
 export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState> = {
   initialState,
   decide(c, s) {
-    const ids = { tenantId: s.tenantId, sessionId: s.sessionId };
+    const ids = { tenantId: s.tenantId, sessionId: s.sessionId, userId: s.userId };
     switch (c.kind) {
       case 'StartSession':
         if (s.started) throw new DomainError('already_exists', 'session exists');
@@ -138,7 +147,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'Reauthenticate':
         requireLive(s, 'code_invalid');
         if (c.userId !== s.userId) throw new DomainError('invalid_value', 'another user is signed in to this session');
-        return [{ type: 'UserAuthenticated', data: { ...ids, userId: s.userId, method: 'pwd', authTime: c.now } }];
+        return [{ type: 'UserAuthenticated', data: { ...ids, method: 'pwd', authTime: c.now } }];
       case 'IssueCode':
         requireLive(s, 'code_invalid');
         return [
@@ -148,7 +157,6 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
               ...ids,
               ...c.code,
               codeChallenge: c.code.codeChallengeMethod === 'plain' ? s256(c.code.codeChallenge) : c.code.codeChallenge,
-              userId: s.userId,
               authTime: s.authTime,
             },
           },
@@ -162,16 +170,15 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         if (c.redirectUri !== code.redirectUri) throw new DomainError('code_invalid', 'redirect_uri does not match the authorization request');
         if (!pkceMatches(c.codeVerifier, code.codeChallenge)) throw new DomainError('code_invalid', 'code_verifier does not match the code_challenge');
         if (code.redeemed) {
-          // RFC 6749 §4.1.2: a code used twice is refused, and what it produced is revoked.
-          if (s.revokedGrants.includes(code.grantId)) throw new DomainError('code_invalid', 'the code was already used');
-          return [
-            { type: 'CodeReplayed', data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: c.clientId } },
-            { type: 'GrantRevoked', data: { ...ids, grantId: code.grantId, reason: 'code_replayed' } },
-          ];
+          // RFC 6749 §4.1.2: a code used twice is refused, and what it produced is revoked. The
+          // replay is recorded even when the grant has already ended; its end is recorded once.
+          const replayed = { type: 'CodeReplayed' as const, data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: c.clientId } };
+          if (s.revoked || s.revokedGrants.includes(code.grantId)) return [replayed];
+          return [replayed, { type: 'GrantRevoked', data: { ...ids, grantId: code.grantId, clientId: code.clientId, reason: 'code_replayed' } }];
         }
         requireLive(s, 'code_invalid');
         if (c.now >= code.expiresAt) throw new DomainError('code_invalid', 'the code has expired');
-        const grant = { ...ids, grantId: code.grantId, clientId: c.clientId, userId: s.userId };
+        const grant = { ...ids, grantId: code.grantId, clientId: c.clientId };
         return [
           { type: 'CodeRedeemed', data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: c.clientId } },
           { type: 'AccessTokenIssued', data: { ...grant, jti: grantTokenId(c.access.jti, code.grantId), sub: s.userId, scope: code.scope, audience: c.access.audience, issuedAt: c.access.issuedAt, expiresAt: c.access.expiresAt } },
@@ -188,21 +195,22 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         if (rt.status === 'rotated') {
           return [
             { type: 'RefreshReplayed', data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: c.clientId } },
-            { type: 'SessionRevoked', data: { ...ids, reason: 'refresh_replayed' } },
+            { type: 'SessionRevoked', data: { ...ids, grants: liveGrants(s), reason: 'refresh_replayed' } },
           ];
         }
         if (rt.status === 'revoked' || s.revokedGrants.includes(rt.grantId)) throw new DomainError('refresh_invalid', 'the refresh token was revoked');
         if (c.now >= rt.expiresAt) throw new DomainError('refresh_invalid', 'the refresh token has expired');
         const scope = c.scope ?? rt.scope;
         if (scope.some((x) => !rt.scope.includes(x))) throw new DomainError('invalid_value', 'scope exceeds the original grant');
-        const grant = { ...ids, grantId: rt.grantId, clientId: c.clientId, userId: s.userId };
+        const grant = { ...ids, grantId: rt.grantId, clientId: c.clientId };
         return [
           { type: 'RefreshRotated', data: { ...grant, fromHash: c.refreshHash, toHash: c.refresh.hash, scope: rt.scope, issuedAt: c.now, expiresAt: c.refresh.expiresAt } },
           { type: 'AccessTokenIssued', data: { ...grant, jti: grantTokenId(c.access.jti, rt.grantId), sub: s.userId, scope, audience: c.access.audience, issuedAt: c.access.issuedAt, expiresAt: c.access.expiresAt } },
         ];
       }
       case 'RevokeAccessToken':
-        if (!s.started) return [];
+        // A token that has already ended with its session or grant ends only once.
+        if (!s.started || s.revoked || (c.grantId !== undefined && s.revokedGrants.includes(c.grantId))) return [];
         return [{ type: 'TokenRevoked', data: { ...ids, grantId: c.grantId, clientId: c.clientId, tokenType: 'access_token', jti: c.jti, reason: 'revocation_request' } }];
       case 'RevokeRefreshToken': {
         const rt = findRefresh(s, c.refreshHash);
@@ -212,12 +220,12 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         // grants of other clients (or other sign-ins) in it are not the client's to end.
         return [
           { type: 'TokenRevoked', data: { ...ids, grantId: rt.grantId, clientId: c.clientId, tokenType: 'refresh_token', refreshHash: c.refreshHash, reason: 'revocation_request' } },
-          { type: 'GrantRevoked', data: { ...ids, grantId: rt.grantId, reason: 'refresh_revoked' } },
+          { type: 'GrantRevoked', data: { ...ids, grantId: rt.grantId, clientId: rt.clientId, reason: 'refresh_revoked' } },
         ];
       }
       case 'EndSession':
         if (!s.started || s.revoked) return [];
-        return [{ type: 'SessionRevoked', data: { ...ids, reason: c.reason } }];
+        return [{ type: 'SessionRevoked', data: { ...ids, grants: liveGrants(s), reason: c.reason } }];
       default:
         return assertNever(c);
     }

@@ -3,6 +3,8 @@ import type { DomainEvent } from '../shared/decider.js';
 /**
  * The life of one browser session and every grant made in it. Codes, refresh tokens and the
  * session cookie appear only by their issue stamp and SHA-256 hash; access tokens only by `jti`.
+ * Every event names the session's user (`userId`), so a subject's history holds how its
+ * tokens ended as well as how they began; an event about a grant names the grant's client.
  */
 export type SessionStarted = DomainEvent<'SessionStarted', { tenantId: string; sessionId: string; userId: string; cookieHash: string; authTime: number }>;
 export type UserAuthenticated = DomainEvent<'UserAuthenticated', { tenantId: string; sessionId: string; userId: string; method: 'pwd'; authTime: number }>;
@@ -28,9 +30,13 @@ export type CodeIssued = DomainEvent<
     expiresAt: number;
   }
 >;
-export type CodeRedeemed = DomainEvent<'CodeRedeemed', { tenantId: string; sessionId: string; grantId: string; codeHash: string; clientId: string }>;
-/** A code was presented again: the grant it produced is revoked with it. */
-export type CodeReplayed = DomainEvent<'CodeReplayed', { tenantId: string; sessionId: string; grantId: string; codeHash: string; clientId: string }>;
+export type CodeRedeemed = DomainEvent<'CodeRedeemed', { tenantId: string; sessionId: string; userId: string; grantId: string; codeHash: string; clientId: string }>;
+/**
+ * A used code was presented again by its client, with its redirect URI and verifier: the
+ * grant it produced is revoked with it (`GrantRevoked`), unless it had already ended. Recorded
+ * either way, as a sign that the code leaked.
+ */
+export type CodeReplayed = DomainEvent<'CodeReplayed', { tenantId: string; sessionId: string; userId: string; grantId: string; codeHash: string; clientId: string }>;
 /**
  * The `jti` of an access token issued on a grant: the handler's random id, then the grant.
  * Naming the grant in the token lets introspection see a grant's revocation from the JWT
@@ -70,13 +76,22 @@ export type RefreshRotated = DomainEvent<
   { tenantId: string; sessionId: string; grantId: string; fromHash: string; toHash: string; clientId: string; userId: string; scope: string[]; issuedAt: number; expiresAt: number }
 >;
 /** An already-rotated refresh token came back from its own, authenticated client. */
-export type RefreshReplayed = DomainEvent<'RefreshReplayed', { tenantId: string; sessionId: string; grantId: string; refreshHash: string; clientId: string }>;
+export type RefreshReplayed = DomainEvent<'RefreshReplayed', { tenantId: string; sessionId: string; userId: string; grantId: string; refreshHash: string; clientId: string }>;
+/** One token ended by itself; `sessionId`, `grantId` and `userId` for a user's token, none for a client's own. */
 export type TokenRevoked = DomainEvent<
   'TokenRevoked',
-  { tenantId: string; sessionId?: string; grantId?: string; clientId: string; tokenType: 'access_token' | 'refresh_token'; jti?: string; refreshHash?: string; reason: string }
+  { tenantId: string; sessionId?: string; userId?: string; grantId?: string; clientId: string; tokenType: 'access_token' | 'refresh_token'; jti?: string; refreshHash?: string; reason: string }
 >;
-export type GrantRevoked = DomainEvent<'GrantRevoked', { tenantId: string; sessionId: string; grantId: string; reason: 'code_replayed' | 'refresh_revoked' }>;
-export type SessionRevoked = DomainEvent<'SessionRevoked', { tenantId: string; sessionId: string; reason: 'refresh_replayed' | 'logout' | 'admin' }>;
+/** Every token of the grant ends: its refresh token and the access tokens whose `jti` names the grant. */
+export type GrantRevoked = DomainEvent<'GrantRevoked', { tenantId: string; sessionId: string; userId: string; grantId: string; clientId: string; reason: 'code_replayed' | 'refresh_revoked' }>;
+/**
+ * Every token of the session ends. `grants` lists the grants that had not ended before, each
+ * with its client: the applications a logout concerns.
+ */
+export type SessionRevoked = DomainEvent<
+  'SessionRevoked',
+  { tenantId: string; sessionId: string; userId: string; grants: Array<{ grantId: string; clientId: string }>; reason: 'refresh_replayed' | 'logout' | 'admin' }
+>;
 
 export type SessionEvent =
   | SessionStarted

@@ -7,7 +7,7 @@ const USERNAME = /^[^\s]{1,256}$/;
 export type UserCommand =
   | { kind: 'ReserveUsername'; tenantId: string; username: string; userId: string }
   | { kind: 'CreateUser'; tenantId: string; userId: string; username: string; passwordHash: string; claims: UserClaims; now: string }
-  | { kind: 'GrantConsent'; clientId: string; scope: string[] };
+  | { kind: 'GrantConsent'; clientId: string; scope: string[]; sessionId?: string };
 
 export interface UserState {
   tenantId?: string;
@@ -52,7 +52,8 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
         if (!state.created || !state.tenantId) throw new DomainError('not_found', 'unknown user');
         if (hasConsent(state, command.clientId, command.scope)) return [];
         const scope = [...new Set([...(state.consents[command.clientId] ?? []), ...command.scope])];
-        return [{ type: 'ConsentGranted', data: { tenantId: state.tenantId, userId: state.created.userId, clientId: command.clientId, scope } }];
+        const inSession = command.sessionId ? { sessionId: command.sessionId } : {};
+        return [{ type: 'ConsentGranted', data: { tenantId: state.tenantId, userId: state.created.userId, clientId: command.clientId, scope, ...inSession } }];
       }
       default:
         return assertNever(command);

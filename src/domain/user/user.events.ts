@@ -15,7 +15,8 @@ export type UserCreated = DomainEvent<
   { tenantId: string; userId: string; username: string; passwordHash: string; claims: UserClaims; createdAt: string }
 >;
 /** The user allowed a client these scopes (remembered, so the consent page is shown once). */
-export type ConsentGranted = DomainEvent<'ConsentGranted', { tenantId: string; userId: string; clientId: string; scope: string[] }>;
+/** `sessionId`: the browser session in which the user consented (so the session's history shows it). */
+export type ConsentGranted = DomainEvent<'ConsentGranted', { tenantId: string; userId: string; clientId: string; scope: string[]; sessionId?: string }>;
 /**
  * A failed sign-in: on the user's stream for a wrong password, on the tenant's
  * `loginfailures-` stream for an unknown username, kept only as a keyed hash
@@ -24,6 +25,7 @@ export type ConsentGranted = DomainEvent<'ConsentGranted', { tenantId: string; u
  */
 export type LoginFailed = DomainEvent<
   'LoginFailed',
-  { tenantId: string; reason: 'bad_password'; userId: string } | { tenantId: string; reason: 'unknown_user'; usernameHash: string }
+  | { tenantId: string; clientId?: string; reason: 'bad_password'; userId: string }
+  | { tenantId: string; clientId?: string; reason: 'unknown_user'; usernameHash: string }
 >;
 export type UserEvent = UsernameReserved | UserCreated | ConsentGranted | LoginFailed;

@@ -42,7 +42,7 @@ export class ConsentController {
     const params = formParams(req);
     const { tenant, client, request, session } = await this.pending(tenantId, params.interaction, req.headers.cookie);
     if (params.decision !== 'allow') throw this.flow.toClient(request, new AccessDenied('the user denied the request'));
-    await this.aggregates.execute(streams.user(tenantId, session.userId), userDecider, { kind: 'GrantConsent', clientId: client.clientId, scope: request.scope }, {
+    await this.aggregates.execute(streams.user(tenantId, session.userId), userDecider, { kind: 'GrantConsent', clientId: client.clientId, scope: request.scope, sessionId: session.sessionId }, {
       tenantId,
       actor: `user:${session.userId}`,
       now: this.clock.now(),

@@ -50,12 +50,13 @@ export class LoginController {
     const username = params.username ?? '';
     const user = username ? await this.directory.userByUsername(tenantId, username) : null;
     const ok = await verifyPassword(params.password ?? '', user?.passwordHash ?? (await DUMMY_PASSWORD_HASH));
-    const ctx = { tenantId, actor: user ? `user:${user.userId}` : 'anonymous', now: this.clock.now() };
     if (!user || !ok) {
+      // Nobody was authenticated: the attempt is anonymous, made on the sign-in page of the client.
+      const clientId = request.clientId;
       const failed: LoginFailed = user
-        ? { type: 'LoginFailed', data: { tenantId, reason: 'bad_password', userId: user.userId } }
-        : { type: 'LoginFailed', data: { tenantId, reason: 'unknown_user', usernameHash: this.keys.keyedHash('unknown username', `${tenantId}\n${username}`) } };
-      await this.aggregates.record(user ? streams.user(tenantId, user.userId) : streams.loginFailures(tenantId), [failed], ctx);
+        ? { type: 'LoginFailed', data: { tenantId, clientId, reason: 'bad_password', userId: user.userId } }
+        : { type: 'LoginFailed', data: { tenantId, clientId, reason: 'unknown_user', usernameHash: this.keys.keyedHash('unknown username', `${tenantId}\n${username}`) } };
+      await this.aggregates.record(user ? streams.user(tenantId, user.userId) : streams.loginFailures(tenantId), [failed], { tenantId, actor: 'anonymous', now: this.clock.now() });
       sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 401, 'Wrong username or password.'));
       return;
     }
@@ -65,11 +66,11 @@ export class LoginController {
     let sessionId: string;
     if (current && current.userId === user.userId) {
       sessionId = current.sessionId;
-      await this.sessions.run(tenantId, sessionId, { kind: 'Reauthenticate', userId: user.userId, now }, ctx.actor);
+      await this.sessions.run(tenantId, sessionId, { kind: 'Reauthenticate', userId: user.userId, now }, `user:${user.userId}`);
     } else {
       sessionId = newSessionId();
       const cookie = mintArtefact(sessionId);
-      await this.sessions.run(tenantId, sessionId, { kind: 'StartSession', tenantId, sessionId, userId: user.userId, cookieHash: cookie.hash, now }, ctx.actor);
+      await this.sessions.run(tenantId, sessionId, { kind: 'StartSession', tenantId, sessionId, userId: user.userId, cookieHash: cookie.hash, now }, `user:${user.userId}`);
       cookies = [this.browser.cookie(tenantId, SESSION_COOKIE, cookie.value)];
     }
     const client = await this.directory.client(tenantId, request.clientId);
