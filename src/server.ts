@@ -7,6 +7,7 @@ import { registerCors } from './auth/cors.js';
 import { clientError, frameworkError, OAuthExceptionFilter } from './auth/oauth-exception.filter.js';
 import { BootstrapService } from './central/bootstrap/bootstrap.service.js';
 import { CONFIG, type Config } from './config.js';
+import { uuidV7 } from './infrastructure/crypto/hashing.js';
 
 const LOG_LEVELS: Record<Config['logLevel'], LogLevel[]> = {
   error: ['fatal', 'error'],
@@ -24,11 +25,23 @@ const IDLE_TIMEOUT_MS = 30_000;
 
 /** Builds the application (one process serving auth, central and edge), applies the bootstrap and listens. */
 export async function startServer(logLevel: Config['logLevel'] = 'info'): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter({ bodyLimit: 64 * 1024, connectionTimeout: IDLE_TIMEOUT_MS, frameworkErrors: frameworkError, clientErrorHandler: clientError }), {
-    logger: LOG_LEVELS[logLevel],
+  const adapter = new FastifyAdapter({
+    bodyLimit: 64 * 1024,
+    connectionTimeout: IDLE_TIMEOUT_MS,
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
+    // Every request gets an id of its own (never taken from the request): the events it causes
+    // carry it as their correlation id, and the answer names it in `X-Request-Id`.
+    genReqId: () => uuidV7(),
   });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger: LOG_LEVELS[logLevel] });
   app.useGlobalFilters(new OAuthExceptionFilter());
-  registerCors(app.getHttpAdapter().getInstance());
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', (req, reply, done) => {
+    reply.header('x-request-id', req.id);
+    done();
+  });
+  registerCors(fastify);
   app.enableShutdownHooks();
   await app.init();
   await app.get(BootstrapService).run();

@@ -388,6 +388,26 @@ describe('the login form', () => {
     expect(JSON.stringify(failures)).not.toContain(sha256(ALICE_PASSWORD).slice(7));
   });
 
+  it("gives every request an id, which the events it caused carry as their correlation id", async () => {
+    const signedIn = await rp.signIn(rp.browser());
+    expect(signedIn.loginShown).toBe(true);
+    const loginRequest = signedIn.res.headers.get('x-request-id')!;
+    expect(loginRequest).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const code = rp.codeParams(signedIn).get('code')!;
+    const redeemed = await rp.redeemRequest('web', rp.codeParams(signedIn), signedIn.redirectUri, signedIn.verifier);
+    const tokenRequest = redeemed.headers.get('x-request-id')!;
+    expect(tokenRequest).not.toBe(loginRequest);
+    const events = await server.app.get<EventStore>(EVENT_STORE).readStream(`session-acme.${code.slice(0, 22)}`);
+    expect(events.map((e) => [e.type, e.metadata.correlationId])).toEqual([
+      ['SessionStarted', loginRequest],
+      ['UserAuthenticated', loginRequest],
+      ['CodeIssued', loginRequest],
+      ['CodeRedeemed', tokenRequest],
+      ['AccessTokenIssued', tokenRequest],
+      ['RefreshTokenIssued', tokenRequest],
+    ]);
+  });
+
   it("records a wrong password as an anonymous attempt on the user, from the client's sign-in page", async () => {
     const browser = rp.browser();
     const form = await loginPage(browser);

@@ -56,7 +56,7 @@ export class AuthorizeFlow {
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async start(tenantId: string, params: Params, cookieHeader: string | undefined): Promise<FlowResult> {
+  async start(tenantId: string, params: Params, cookieHeader: string | undefined, correlationId: string): Promise<FlowResult> {
     const tenant = await this.directory.requireTenant(tenantId);
     const clientId = params.client_id;
     const client = clientId ? await this.directory.client(tenantId, clientId) : null;
@@ -106,11 +106,11 @@ export class AuthorizeFlow {
       startedAt: this.clock.seconds(),
       browserNonce: randomToken(16),
     };
-    return this.resume(tenant, client, request, await this.browser.current(tenantId, cookieHeader));
+    return this.resume(tenant, client, request, await this.browser.current(tenantId, cookieHeader), correlationId);
   }
 
-  /** Continues a request with the browser's session, after login or consent or straight away. */
-  async resume(tenant: TenantView, client: ClientView, request: AuthorizationRequest, session: SessionState | undefined): Promise<FlowResult> {
+  /** Continues a request with the browser's session, after login or consent or straight away; `correlationId` names the HTTP request. */
+  async resume(tenant: TenantView, client: ClientView, request: AuthorizationRequest, session: SessionState | undefined, correlationId: string): Promise<FlowResult> {
     const now = this.clock.seconds();
     const tenantPath = `${this.directory.issuer(tenant.tenantId)}`;
     // Times are in seconds: a sign-in in the same second as the request is only fresh if it happened in this interaction.
@@ -147,6 +147,7 @@ export class AuthorizeFlow {
         },
       },
       `user:${session.userId}`,
+      { correlationId },
     );
     return this.answer(request, { code: code.value, state: request.state, iss: tenantPath });
   }

@@ -26,11 +26,11 @@ export class AuthorizeController {
 
   @Get('authorize')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => readParams(req.query)), req.headers.cookie));
+    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => readParams(req.query)), req.headers.cookie, req.id));
   }
 
   @Post('authorize')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => formParams(req)), req.headers.cookie));
+    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => formParams(req)), req.headers.cookie, req.id));
   }
 }

@@ -30,16 +30,16 @@ export class LogoutController {
 
   @Get('logout')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), req.headers.cookie, false));
+    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), req.headers.cookie, false, req.id));
   }
 
   @Post('logout')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.logout(tenantId, formParams(req), req.headers.cookie, true));
+    sendFlowResult(reply, await this.logout(tenantId, formParams(req), req.headers.cookie, true, req.id));
   }
 
   /** `posted`: only the confirmation form, never a link, may carry `confirm=yes`. */
-  private async logout(tenantId: string, params: Params, cookieHeader: string | undefined, posted: boolean): Promise<FlowResult> {
+  private async logout(tenantId: string, params: Params, cookieHeader: string | undefined, posted: boolean, correlationId: string): Promise<FlowResult> {
     await this.directory.requireTenant(tenantId);
     const reject = (why: string): never => {
       throw new UserFacingError(new InvalidRequest(why));
@@ -63,7 +63,7 @@ export class LogoutController {
     const current = await this.browser.current(tenantId, cookieHeader);
     const confirmed = (posted && params.confirm === 'yes') || (current !== undefined && hintSession === current.sessionId);
     if (!confirmed && (current || params.id_token_hint)) return this.confirmPage(tenantId, params);
-    if (current) await this.sessions.run(tenantId, current.sessionId, { kind: 'EndSession', reason: 'logout' }, `user:${current.userId}`);
+    if (current) await this.sessions.run(tenantId, current.sessionId, { kind: 'EndSession', reason: 'logout' }, `user:${current.userId}`, { correlationId });
     const cookies = [this.browser.clear(tenantId, SESSION_COOKIE)];
     if (redirect) {
       const url = new URL(redirect);

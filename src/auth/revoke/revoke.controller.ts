@@ -39,7 +39,7 @@ export class RevokeController {
     // A refresh token is decided on its session's stream, which knows every one it issued.
     const sessionId = sessionOf(token);
     if (sessionId) {
-      await this.sessions.run(tenantId, sessionId, { kind: 'RevokeRefreshToken', refreshHash: artefactHash(token), clientId: client.clientId }, actor);
+      await this.sessions.run(tenantId, sessionId, { kind: 'RevokeRefreshToken', refreshHash: artefactHash(token), clientId: client.clientId }, actor, { correlationId: req.id });
       return '';
     }
     const found = await this.inspector.inspect(tenantId, token, 'access_token');
@@ -47,12 +47,12 @@ export class RevokeController {
     if (!found?.active || found.token.clientId !== client.clientId) return '';
     const t = found.token;
     if (t.sessionId) {
-      await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId }, actor);
+      await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId }, actor, { correlationId: req.id });
     } else {
       await this.aggregates.record(
         streams.clientTokens(tenantId, client.clientId),
         [{ type: 'TokenRevoked', data: { tenantId, clientId: client.clientId, tokenType: 'access_token', jti: t.jti, reason: 'revocation_request' } }],
-        { tenantId, actor, now: this.clock.now() },
+        { tenantId, actor, now: this.clock.now(), correlationId: req.id },
       );
     }
     return '';

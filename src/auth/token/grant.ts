@@ -10,6 +10,8 @@ export interface GrantRequest {
   issuer: string;
   /** Seconds since the epoch. */
   now: number;
+  /** The HTTP request's id, which the events it causes carry. */
+  correlationId: string;
 }
 
 /** RFC 6749 §5.1 successful response. */

@@ -38,6 +38,6 @@ export class TokenController {
     if (!grant) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported`);
     if (!client.grantTypes.includes(grant.grantType)) throw new UnauthorizedClient(`the client may not use ${grant.grantType}`);
     const now = this.clock.seconds();
-    return grant.handle({ tenant, client, params, issuer: this.directory.issuer(tenantId), now });
+    return grant.handle({ tenant, client, params, issuer: this.directory.issuer(tenantId), now, correlationId: req.id });
   }
 }

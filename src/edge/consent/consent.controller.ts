@@ -46,8 +46,9 @@ export class ConsentController {
       tenantId,
       actor: `user:${session.userId}`,
       now: this.clock.now(),
+      correlationId: req.id,
     });
-    sendFlowResult(reply, await this.flow.resume(tenant, client, { ...request, consented: true }, session));
+    sendFlowResult(reply, await this.flow.resume(tenant, client, { ...request, consented: true }, session, req.id));
   }
 
   /** The pending request; only for the signed-in browser that started it. */

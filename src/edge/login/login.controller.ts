@@ -56,7 +56,7 @@ export class LoginController {
       const failed: LoginFailed = user
         ? { type: 'LoginFailed', data: { tenantId, clientId, reason: 'bad_password', userId: user.userId } }
         : { type: 'LoginFailed', data: { tenantId, clientId, reason: 'unknown_user', usernameHash: this.keys.keyedHash('unknown username', `${tenantId}\n${username}`) } };
-      await this.aggregates.record(user ? streams.user(tenantId, user.userId) : streams.loginFailures(tenantId), [failed], { tenantId, actor: 'anonymous', now: this.clock.now() });
+      await this.aggregates.record(user ? streams.user(tenantId, user.userId) : streams.loginFailures(tenantId), [failed], { tenantId, actor: 'anonymous', now: this.clock.now(), correlationId: req.id });
       sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 401, 'Wrong username or password.'));
       return;
     }
@@ -66,16 +66,16 @@ export class LoginController {
     let sessionId: string;
     if (current && current.userId === user.userId) {
       sessionId = current.sessionId;
-      await this.sessions.run(tenantId, sessionId, { kind: 'Reauthenticate', userId: user.userId, now }, `user:${user.userId}`);
+      await this.sessions.run(tenantId, sessionId, { kind: 'Reauthenticate', userId: user.userId, now }, `user:${user.userId}`, { correlationId: req.id });
     } else {
       sessionId = newSessionId();
       const cookie = mintArtefact(sessionId);
-      await this.sessions.run(tenantId, sessionId, { kind: 'StartSession', tenantId, sessionId, userId: user.userId, cookieHash: cookie.hash, now }, `user:${user.userId}`);
+      await this.sessions.run(tenantId, sessionId, { kind: 'StartSession', tenantId, sessionId, userId: user.userId, cookieHash: cookie.hash, now }, `user:${user.userId}`, { correlationId: req.id });
       cookies = [this.browser.cookie(tenantId, SESSION_COOKIE, cookie.value)];
     }
     const client = await this.directory.client(tenantId, request.clientId);
     if (!client) throw new UserFacingError(new InvalidRequest('the client no longer exists'));
-    const result: FlowResult = await this.flow.resume(tenant, client, { ...request, authenticated: true }, await this.sessions.load(tenantId, sessionId));
+    const result: FlowResult = await this.flow.resume(tenant, client, { ...request, authenticated: true }, await this.sessions.load(tenantId, sessionId), req.id);
     sendFlowResult(reply, { ...result, cookies: [...cookies, ...(result.cookies ?? [])] });
   }
 

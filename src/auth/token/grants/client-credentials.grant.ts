@@ -36,6 +36,7 @@ export class ClientCredentialsGrant implements Grant {
         tenantId: tenant.tenantId,
         actor: `client:${client.clientId}`,
         now: this.clock.now(),
+        correlationId: request.correlationId,
       }),
     ]);
     return { access_token: accessToken, token_type: 'Bearer', expires_in: tenant.accessTokenTtl, ...(scope.length ? { scope: scope.join(' ') } : {}) };

@@ -40,6 +40,7 @@ export class RefreshTokenGrant implements Grant {
       },
       `client:${client.clientId}`,
       {
+        correlationId: request.correlationId,
         // Signed while the rotation is being made durable.
         alongside: (events, { userId, authTime }) => {
           const issued = events.find((e) => e.type === 'AccessTokenIssued');
