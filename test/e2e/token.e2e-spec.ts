@@ -222,6 +222,21 @@ describe('authorization_code', () => {
     expect(await redeemError('web', params, 'http://127.0.0.1:9998/cb', s.verifier)).toMatchObject({ error: 'invalid_grant' });
   });
 
+  it('needs redirect_uri when the authorization request carried it, and not when that request left it out (RFC 6749 §4.1.3)', async () => {
+    const post = (params: URLSearchParams, verifier: string, redirectUri?: string) =>
+      rp.post('/token', { grant_type: 'authorization_code', code: params.get('code')!, code_verifier: verifier, ...(redirectUri ? { redirect_uri: redirectUri } : {}) }, { authorization: basic('web', WEB_SECRET) });
+    const sent = await code();
+    const refused = await jsonOf(await post(sent.params, sent.s.verifier));
+    expect(refused).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    expect((await post(sent.params, sent.s.verifier, REDIRECT)).status).toBe(200);
+
+    const omitted = await code('web', { extra: { redirect_uri: undefined } });
+    expect(new URL(omitted.s.url).searchParams.has('redirect_uri')).toBe(false);
+    expect((await post(omitted.params, omitted.s.verifier)).status).toBe(200);
+    const other = await code('web', { extra: { redirect_uri: undefined } });
+    expect(await jsonOf(await post(other.params, other.s.verifier, 'http://127.0.0.1:9999/other'))).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
   it('refuses a wrong code_verifier with invalid_grant', async () => {
     const { params } = await code();
     expect(await redeemError('web', params, REDIRECT, oauth.generateRandomCodeVerifier())).toMatchObject({ status: 400, error: 'invalid_grant' });

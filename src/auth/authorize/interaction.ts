@@ -10,6 +10,8 @@ export interface AuthorizationRequest {
   tenantId: string;
   clientId: string;
   redirectUri: string;
+  /** Set when the request left `redirect_uri` out (the client's only one is used): the token request may leave it out too. */
+  redirectUriOmitted?: true;
   responseMode: 'query' | 'form_post';
   state?: string;
   nonce?: string;

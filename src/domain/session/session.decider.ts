@@ -30,7 +30,7 @@ export type SessionCommand =
   | { kind: 'StartSession'; tenantId: string; sessionId: string; userId: string; cookieHash: string; now: number }
   | { kind: 'Reauthenticate'; userId: string; now: number }
   | { kind: 'IssueCode'; code: Omit<CodeIssued['data'], 'tenantId' | 'sessionId' | 'userId' | 'authTime'> }
-  | { kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule }
+  | { kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string | undefined; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule }
   | { kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec }
   | { kind: 'RevokeAccessToken'; jti: string; grantId?: string; clientId: string }
   | { kind: 'RevokeRefreshToken'; refreshHash: string; clientId: string }
@@ -167,7 +167,9 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         if (code.clientId !== c.clientId) throw new DomainError('code_invalid', 'the code was issued to another client');
         // Checked before the replay below, so that only a request that could have redeemed the
         // code revokes what it produced: a used code alone (from a log, say) cannot.
-        if (c.redirectUri !== code.redirectUri) throw new DomainError('code_invalid', 'redirect_uri does not match the authorization request');
+        // RFC 6749 §4.1.3: required when the authorization request carried it, and then identical.
+        if (c.redirectUri === undefined && !code.redirectUriOmitted) throw new DomainError('invalid_value', 'redirect_uri is required: the authorization request carried one');
+        if (c.redirectUri !== undefined && c.redirectUri !== code.redirectUri) throw new DomainError('code_invalid', 'redirect_uri does not match the authorization request');
         if (!pkceMatches(c.codeVerifier, code.codeChallenge)) throw new DomainError('code_invalid', 'code_verifier does not match the code_challenge');
         if (code.redeemed) {
           // RFC 6749 §4.1.2: a code used twice is refused, and what it produced is revoked. The

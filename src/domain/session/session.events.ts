@@ -18,6 +18,8 @@ export type CodeIssued = DomainEvent<
     clientId: string;
     userId: string;
     redirectUri: string;
+    /** The request left `redirect_uri` out (the client's only registered one was used), so the token request may too (RFC 6749 §4.1.3). */
+    redirectUriOmitted?: true;
     /**
      * The challenge in S256 form. A `plain` challenge is the verifier itself, so it is kept
      * only as its S256 transform; `codeChallengeMethod` says what the client sent.

@@ -30,7 +30,7 @@ export class AuthorizationCodeGrant implements Grant {
   async handle(request: GrantRequest): Promise<TokenResponse> {
     const { tenant, client, params, now } = request;
     const code = required(params, 'code');
-    const redirectUri = required(params, 'redirect_uri');
+    const redirectUri = params.redirect_uri;
     const verifier = required(params, 'code_verifier');
     if (!CODE_VERIFIER.test(verifier)) throw new InvalidRequest('code_verifier must be 43 to 128 unreserved characters');
     const sessionId = sessionOf(code);
