@@ -144,6 +144,13 @@ describe('JWKS', () => {
     expect(claims).toMatchObject({ iss: rp.issuer, client_id: 'web', sub: decodeJwt(tokens.id_token!).payload.sub });
   });
 
+  it('publishes a key for every ID token algorithm it announces before any token is signed with it', async () => {
+    const res = await contract.fetch(`${server.issuer('other')}/.well-known/jwks.json`);
+    const algs = ((await res.json()) as JSONWebKeySet).keys.map((k) => k.alg).sort();
+    const announced = ((await (await contract.fetch(`${server.issuer('other')}/.well-known/openid-configuration`)).json()) as { id_token_signing_alg_values_supported: string[] }).id_token_signing_alg_values_supported;
+    expect(algs).toEqual([...announced].sort());
+  });
+
   it('publishes a different key set for another tenant', async () => {
     const acme = (await (await contract.fetch(rp.as.jwks_uri!)).json()) as JSONWebKeySet;
     const other = (await (await contract.fetch(`${server.issuer('other')}/.well-known/jwks.json`)).json()) as JSONWebKeySet;

@@ -27,7 +27,7 @@ export interface SignInOptions {
   scope?: string;
   redirectUri?: string;
   /** Extra authorization request parameters (they override the defaults). */
-  extra?: Record<string, string>;
+  extra?: Record<string, string | undefined>;
   username?: string;
   password?: string;
   /** PKCE method; `plain` sends the verifier as the challenge. */

@@ -1,4 +1,5 @@
 import { Controller, Get, Header, Inject, Param } from '@nestjs/common';
+import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { KeyRing } from '../../infrastructure/crypto/key-ring.js';
 import { Directory } from '../../shared/directory.js';
 
@@ -9,12 +10,16 @@ export class JwksController {
     @Inject(KeyRing) private readonly keys: KeyRing,
   ) {}
 
-  /** RFC 7517 key set; a new key is published before it signs, so a cached copy stays useful for a while. */
+  /**
+   * RFC 7517 key set, with a key for every algorithm discovery announces for ID tokens (a
+   * client may register any of them), made on first need: a copy cached before a client's
+   * first token under another algorithm then already holds the key that verifies it.
+   */
   @Get('jwks.json')
   @Header('cache-control', 'public, max-age=300')
   async jwks(@Param('tenant') tenantId: string) {
-    const tenant = await this.directory.requireTenant(tenantId);
-    await this.keys.signingKey(tenantId, tenant.signingAlg as never);
+    await this.directory.requireTenant(tenantId);
+    for (const alg of SIGNING_ALGS) await this.keys.signingKey(tenantId, alg);
     return this.keys.jwks(tenantId);
   }
 }
