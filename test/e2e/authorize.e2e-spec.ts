@@ -183,6 +183,30 @@ describe('errors sent back to the client with state and iss', () => {
     expect(rp.codeParams(s).get('code')).toBeTruthy();
   });
 
+  it("answers id_token_hint only with the session of the user it names (OpenID Connect Core §3.1.2.1)", async () => {
+    const alice = await rp.tokens();
+    const bob = await rp.tokens({ username: 'bob', password: BOB_PASSWORD });
+    const browser = await signedInBrowser();
+    const withHint = (idToken: string, extra: Record<string, string> = {}) => rp.signIn(browser, { extra: { id_token_hint: idToken, ...extra } });
+    // Alice's own hint: a code at once, even with prompt=none.
+    expect(rp.codeParams(await withHint(alice.id_token!, { prompt: 'none' })).get('code')).toBeTruthy();
+    // Bob's hint in alice's browser: login_required with prompt=none, the login page without.
+    const none = await withHint(bob.id_token!, { prompt: 'none' });
+    expect(clientError(none.res, none.state).error).toBe('login_required');
+    const req = await rp.request({ extra: { id_token_hint: bob.id_token! } });
+    const page = await browser.follow(req.url, server.baseUrl);
+    expect(await page.text()).toContain('name="password"');
+    // Alice signing in again does not answer for bob.
+    const form = Browser.form(await (await browser.follow(req.url, server.baseUrl)).text());
+    const wrongUser = await browser.post(form.action, { ...form.fields, username: 'alice', password: ALICE_PASSWORD });
+    expect(clientError(wrongUser, req.state).error).toBe('login_required');
+    // A hint that is not one of our ID tokens (or is an access token) is refused.
+    for (const hint of ['not-a-token', alice.access_token]) {
+      const bad = await rp.signIn(rp.browser(), { extra: { id_token_hint: hint } });
+      expect(clientError(bad.res, bad.state).error).toBe('invalid_request');
+    }
+  });
+
   it('issues a code to each of many parallel prompt=none requests in one browser session', async () => {
     const browser = await signedInBrowser();
     for (let round = 0; round < 3; round++) {

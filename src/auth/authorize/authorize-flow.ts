@@ -27,6 +27,7 @@ import {
 import { type Params, scopeList } from '../params.js';
 import { BrowserSessions, INTERACTION_COOKIE } from '../sessions/browser-session.js';
 import { mintArtefact, SessionCommands } from '../sessions/session-commands.js';
+import { TokenIssuer } from '../tokens/token-issuer.js';
 import type { FlowResult } from './flow-result.js';
 import { type AuthorizationRequest, Interactions } from './interaction.js';
 
@@ -54,6 +55,7 @@ export class AuthorizeFlow {
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Interactions) private readonly interactions: Interactions,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
   ) {}
 
   async start(tenantId: string, params: Params, cookieHeader: string | undefined, correlationId: string): Promise<FlowResult> {
@@ -90,6 +92,12 @@ export class AuthorizeFlow {
     if (params.max_age !== undefined) {
       maxAge = /^\d{1,10}$/.test(params.max_age) ? Number(params.max_age) : fail(new InvalidRequest('max_age must be a non-negative integer'));
     }
+    // OpenID Connect Core §3.1.2.1: an ID token of ours (expired or not) naming the user the client expects.
+    let hintSubject: string | undefined;
+    if (params.id_token_hint !== undefined) {
+      const sub = (await this.tokens.verify(tenantId, params.id_token_hint, 'JWT'))?.payload.sub;
+      hintSubject = typeof sub === 'string' ? sub : fail(new InvalidRequest('id_token_hint is not an ID token issued here'));
+    }
     const request: AuthorizationRequest = {
       tenantId,
       clientId: client.clientId,
@@ -104,6 +112,7 @@ export class AuthorizeFlow {
       prompt,
       maxAge,
       loginHint: params.login_hint,
+      ...(hintSubject !== undefined ? { hintSubject } : {}),
       startedAt: this.clock.seconds(),
       browserNonce: randomToken(16),
     };
@@ -118,7 +127,11 @@ export class AuthorizeFlow {
     const freshLogin = session !== undefined && request.authenticated === true && session.authTime >= request.startedAt;
     // OpenID Connect Core §3.1.2.1: max_age=0 is equivalent to prompt=login.
     const reauthenticate = request.prompt.includes('login') || request.maxAge === 0 || (session !== undefined && request.maxAge !== undefined && now - session.authTime > request.maxAge);
-    const needsLogin = !session || (reauthenticate && !freshLogin);
+    // Only the user an id_token_hint names may answer: another user's session counts as none,
+    // and another user who has just signed in is refused (OpenID Connect Core §3.1.2.1).
+    const otherUser = session !== undefined && request.hintSubject !== undefined && session.userId !== request.hintSubject;
+    if (otherUser && freshLogin) throw this.toClient(request, new LoginRequired('the user who signed in is not the one id_token_hint names'));
+    const needsLogin = !session || otherUser || (reauthenticate && !freshLogin);
     if (needsLogin) {
       if (request.prompt.includes('none')) throw this.toClient(request, new LoginRequired('the user is not signed in'));
       return this.interaction(`${tenantPath}/login`, request);

@@ -21,6 +21,8 @@ export interface AuthorizationRequest {
   prompt: string[];
   maxAge?: number;
   loginHint?: string;
+  /** The user an `id_token_hint` names: only that user's session may answer the request. */
+  hintSubject?: string;
   /** Seconds; when the request arrived (prompt=login asks for an authentication after it). */
   startedAt: number;
   /** Binds the pending request to the browser that started it (the `interaction` cookie). */
