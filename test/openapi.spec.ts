@@ -97,7 +97,6 @@ describe('expectResponseMatches accepts conforming responses', () => {
     ['token', 'POST', '/oauth/token', { status: 200, headers: TOKEN_HEADERS, body: '{"access_token":"at","token_type":"Bearer","expires_in":60}' }],
     ['token', 'POST', '/token', { status: 400, headers: JSON_HEADERS, body: { error: 'invalid_grant', error_description: 'code already used' } }],
     ['token', 'POST', '/token', { status: 401, headers: { ...JSON_HEADERS, 'www-authenticate': 'Basic realm="demo"' }, body: { error: 'invalid_client' } }],
-    ['token', 'POST', '/token', { status: 401, headers: JSON_HEADERS, body: { error: 'invalid_client' } }],
     ['token', 'POST', '/token', { status: 500, headers: JSON_HEADERS, body: { error: 'server_error' } }],
     [
       'introspect',
@@ -210,6 +209,7 @@ describe('expectResponseMatches rejects departures from the contract', () => {
     ['an inactive token with claims', 'introspect', 'POST', '/introspect', { status: 200, headers: JSON_HEADERS, body: { active: false, sub: 'u1' } }, /body/],
     ['introspection without active', 'introspect', 'POST', '/introspect', { status: 200, headers: JSON_HEADERS, body: { scope: 'openid' } }, /required property 'active'/],
     ['userinfo without sub', 'userinfo', 'GET', '/userinfo', { status: 200, headers: { ...JSON_HEADERS, 'cache-control': 'no-store' }, body: { name: 'A' } }, /required property 'sub'/],
+    ['a 401 invalid_client without a challenge', 'token', 'POST', '/token', { status: 401, headers: JSON_HEADERS, body: { error: 'invalid_client' } }, /required header WWW-Authenticate/],
     ['a 401 without a Bearer challenge', 'userinfo', 'GET', '/userinfo', { status: 401, headers: JSON_HEADERS, body: { error: 'invalid_token' } }, /required header WWW-Authenticate/],
     ['a redirect without Location', 'authorize', 'GET', '/authorize', { status: 302, headers: {} }, /required header Location/],
     ['JSON from an HTML page', 'logout', 'GET', '/logout', { status: 400, headers: JSON_HEADERS, body: { error: 'x' } }, /does not match the declared text\/html/],

@@ -19,17 +19,13 @@ export class InvalidRequest extends OAuthError {
   readonly code = 'invalid_request';
   readonly status = 400;
 }
-/** RFC 6749 §5.2: 401, with `WWW-Authenticate: Basic` when the client tried the Authorization header. */
+/**
+ * RFC 6749 §5.2: 401 with a Basic challenge, the scheme the Authorization header accepts. Sent
+ * whatever method the client tried, since every 401 names a scheme (RFC 9110 §15.5.2).
+ */
 export class InvalidClient extends OAuthError {
   readonly code = 'invalid_client';
   readonly status = 401;
-  constructor(
-    description?: string,
-    /** The client tried the Authorization header: the answer carries a Basic challenge (RFC 6749 §5.2). */
-    readonly usedHeader = false,
-  ) {
-    super(description);
-  }
 }
 export class InvalidGrant extends OAuthError {
   readonly code = 'invalid_grant';

@@ -55,7 +55,7 @@ export function clientError(error: { code?: string }, socket: Duplex): void {
 /** JSON per RFC 6749 §5.2 with the challenges of RFC 6749 §5.2 and RFC 6750 §3. */
 function sendError(reply: FastifyReply, error: OAuthError): void {
   reply.status(error.status).header('cache-control', 'no-store');
-  if (error instanceof InvalidClient && error.usedHeader) reply.header('www-authenticate', 'Basic realm="token", charset="UTF-8"');
+  if (error instanceof InvalidClient) reply.header('www-authenticate', 'Basic realm="token", charset="UTF-8"');
   if (error instanceof BearerRequired) {
     // RFC 6750 §3.1: a request without any token gets the bare challenge and no error information.
     reply.header('www-authenticate', 'Bearer').send();

@@ -34,7 +34,7 @@ describe('client authentication', () => {
     const { status, body, headers } = await jsonOf(await rp.post('/introspect', { token: access_token }));
     expect(status).toBe(401);
     expect(body.error).toBe('invalid_client');
-    expect(headers.get('www-authenticate')).toBeNull();
+    expect(headers.get('www-authenticate')).toMatch(/^Basic/);
     expect(headers.get('cache-control')).toBe('no-store');
   });
 

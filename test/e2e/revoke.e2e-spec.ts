@@ -91,7 +91,7 @@ describe('revocation', () => {
     const { status, body, headers } = await jsonOf(await rp.post('/revoke', { token: tokens.refresh_token! }));
     expect(status).toBe(401);
     expect(body.error).toBe('invalid_client');
-    expect(headers.get('www-authenticate')).toBeNull();
+    expect(headers.get('www-authenticate')).toMatch(/^Basic/);
     expect(await rp.active(tokens.refresh_token!)).toBe(true);
   });
 

@@ -132,7 +132,7 @@ describe('client authentication', () => {
     expect(e.wwwAuthenticate).toMatch(/^Basic( |$)/);
   });
 
-  it('answers a bad secret sent with client_secret_post with 401 invalid_client and no challenge', async () => {
+  it('answers a bad secret sent with client_secret_post with 401 invalid_client and the Basic challenge (every 401 names a scheme, RFC 9110 §15.5.2)', async () => {
     const res = await oauth.genericTokenEndpointRequest(
       rp.as,
       rp.client('third'),
@@ -142,7 +142,7 @@ describe('client authentication', () => {
       rp.options,
     );
     const e = await oauthError(oauth.processGenericTokenEndpointResponse(rp.as, rp.client('third'), res));
-    expect(e).toMatchObject({ status: 401, error: 'invalid_client', wwwAuthenticate: null });
+    expect(e).toMatchObject({ status: 401, error: 'invalid_client', wwwAuthenticate: 'Basic realm="token", charset="UTF-8"' });
   });
 
   it('answers an unknown client with 401 invalid_client', async () => {
@@ -153,7 +153,7 @@ describe('client authentication', () => {
   it('refuses a client that uses a method other than its registered one, even with the right secret', async () => {
     // web is registered for client_secret_basic, third for client_secret_post.
     const post = await oauth.refreshTokenGrantRequest(rp.as, rp.client('web'), oauth.ClientSecretPost(WEB_SECRET), 'x', rp.options);
-    expect(await oauthError(oauth.processRefreshTokenResponse(rp.as, rp.client('web'), post))).toMatchObject({ status: 401, error: 'invalid_client', wwwAuthenticate: null });
+    expect(await oauthError(oauth.processRefreshTokenResponse(rp.as, rp.client('web'), post))).toMatchObject({ status: 401, error: 'invalid_client', wwwAuthenticate: expect.stringMatching(/^Basic/) });
     const basicAuth = await oauth.refreshTokenGrantRequest(rp.as, rp.client('third'), oauth.ClientSecretBasic(THIRD_SECRET), 'x', rp.options);
     const e = await oauthError(oauth.processRefreshTokenResponse(rp.as, rp.client('third'), basicAuth));
     expect(e).toMatchObject({ status: 401, error: 'invalid_client' });
@@ -167,7 +167,7 @@ describe('client authentication', () => {
     const { status, body, headers } = await jsonOf(await rp.post('/token', { grant_type: 'client_credentials' }));
     expect(status).toBe(401);
     expect(body.error).toBe('invalid_client');
-    expect(headers.get('www-authenticate')).toBeNull();
+    expect(headers.get('www-authenticate')).toMatch(/^Basic/);
   });
 
   it('answers any other use of the Authorization header with 401 invalid_client and a Basic challenge', async () => {

@@ -17,22 +17,21 @@ interface Presented {
 function fromBasic(credentials: string): Presented {
   const decoded = Buffer.from(credentials, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw new InvalidClient('malformed Basic credentials', true);
+  if (colon < 0) throw new InvalidClient('malformed Basic credentials');
   try {
     return { method: 'client_secret_basic', clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')) };
   } catch {
-    throw new InvalidClient('malformed Basic credentials', true);
+    throw new InvalidClient('malformed Basic credentials');
   }
 }
 
 /** Which method the request used; more than one is an error (RFC 6749 §2.3). */
 export function presentedCredentials(authorization: string | undefined, params: Params): Presented {
   if (authorization?.trim()) {
-    // RFC 6749 §5.2: a client that tried the Authorization header is answered with a challenge
-    // for the one scheme accepted there, whatever it sent.
+    // Only Basic is accepted in the Authorization header; any other use of it is invalid_client.
     const [, scheme, credentials] = /^(\S+)\s*(.*)$/s.exec(authorization.trim())!;
-    if (scheme.toLowerCase() !== 'basic') throw new InvalidClient('the Authorization header accepts only Basic client credentials', true);
-    if (!credentials) throw new InvalidClient('malformed Basic credentials', true);
+    if (scheme.toLowerCase() !== 'basic') throw new InvalidClient('the Authorization header accepts only Basic client credentials');
+    if (!credentials) throw new InvalidClient('malformed Basic credentials');
     if (params.client_secret !== undefined) throw new InvalidRequest('use only one client authentication method');
     const p = fromBasic(credentials);
     if (params.client_id !== undefined && params.client_id !== p.clientId) throw new InvalidRequest('client_id does not match the Basic credentials');
@@ -54,10 +53,9 @@ export class ClientAuthenticator {
 
   async authenticate(tenantId: string, authorization: string | undefined, params: Params, options: { allowPublic: boolean }): Promise<ClientView> {
     const presented = presentedCredentials(authorization, params);
-    const usedHeader = presented.method === 'client_secret_basic';
     const client = await this.directory.client(tenantId, presented.clientId);
     const fail = (why: string): never => {
-      throw new InvalidClient(why, usedHeader);
+      throw new InvalidClient(why);
     };
     if (!client) return fail('client authentication failed');
     if (client.tokenEndpointAuthMethod !== presented.method) return fail('client authentication failed');
