@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
 import { registerCors } from './auth/cors.js';
+import { RouteMethods } from './auth/route-methods.js';
 import { clientError, frameworkError, OAuthExceptionFilter } from './auth/oauth-exception.filter.js';
 import { BootstrapService } from './central/bootstrap/bootstrap.service.js';
 import { CONFIG, type Config } from './config.js';
@@ -35,8 +36,10 @@ export async function startServer(logLevel: Config['logLevel'] = 'info'): Promis
     genReqId: () => uuidV7(),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger: LOG_LEVELS[logLevel] });
-  app.useGlobalFilters(new OAuthExceptionFilter());
   const fastify = app.getHttpAdapter().getInstance();
+  const routes = new RouteMethods();
+  fastify.addHook('onRoute', (route) => routes.add(route.url, route.method));
+  app.useGlobalFilters(new OAuthExceptionFilter(routes));
   fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     done();

@@ -85,6 +85,14 @@ export class NotFound extends OAuthError {
   readonly code = 'not_found';
   readonly status = 404;
 }
+/** RFC 9110 §15.5.6: the path exists, not with this method; `allow` lists the methods it takes. */
+export class MethodNotAllowed extends OAuthError {
+  readonly code = 'invalid_request';
+  readonly status = 405;
+  constructor(readonly allow: string[]) {
+    super(`method not allowed; this endpoint takes ${allow.join(', ')}`);
+  }
+}
 export class ServerError extends OAuthError {
   readonly code = 'server_error';
   readonly status = 500;

@@ -9,6 +9,7 @@ import {
   InvalidClient,
   InvalidRequest,
   InvalidToken,
+  MethodNotAllowed,
   NotFound,
   OAuthError,
   RedirectableError,
@@ -17,6 +18,7 @@ import {
   UserFacingError,
 } from './oauth-errors.js';
 import { WrongExpectedRevisionError } from '../infrastructure/event-store/event-store.port.js';
+import type { RouteMethods } from './route-methods.js';
 import { ProjectionLagError } from '../infrastructure/read-store/projection-runner.js';
 
 /** Routes a browser opens (the authorization endpoint and the pages it leads to): their errors are pages, never JSON. */
@@ -77,12 +79,21 @@ function sendError(reply: FastifyReply, error: OAuthError): void {
 export class OAuthExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
+  /** `routes`: what each path accepts, to tell a wrong method (405) from an unknown path (404). */
+  constructor(private readonly routes?: RouteMethods) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     if (exception instanceof RedirectableError) return this.redirect(reply, exception);
     if (exception instanceof UserFacingError) return sendErrorPage(reply, exception.error);
-    const error = this.toOAuthError(exception);
-    const route = host.switchToHttp().getRequest<FastifyRequest>().routeOptions?.url ?? '';
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
+    let error = this.toOAuthError(exception);
+    if (error instanceof NotFound && request.routeOptions?.url === undefined) {
+      const allow = this.routes?.allowed(request.url.split('?')[0]) ?? [];
+      if (allow.length) error = new MethodNotAllowed(allow);
+    }
+    if (error instanceof MethodNotAllowed) reply.header('allow', error.allow.join(', '));
+    const route = request.routeOptions?.url ?? '';
     if (BROWSER_ROUTE.test(route)) return sendErrorPage(reply, error);
     sendError(reply, error);
   }

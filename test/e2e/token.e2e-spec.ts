@@ -89,6 +89,16 @@ describe('malformed requests and unsupported grants', () => {
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'invalid_request', error_description: 'malformed HTTP request' });
   });
 
+  it('answers another method than POST with 405 and Allow: POST (RFC 9110 §15.5.6); an unknown path stays 404', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const res = await jsonOf(await fetch(rp.url('/token'), { method }));
+      expect(res).toMatchObject({ status: 405, body: { error: 'invalid_request' } });
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    expect((await jsonOf(await fetch(rp.url('/tokens'), { method: 'POST' }))).status).toBe(404);
+  });
+
   it('answers a JSON body with invalid_request', async () => {
     const res = await contract.fetch(`${rp.issuer}/token`, {
       method: 'POST',
