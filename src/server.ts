@@ -3,7 +3,7 @@ import type { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
-import { registerCors } from './auth/cors.js';
+import { applyCors } from './auth/cors.js';
 import { RouteMethods } from './auth/route-methods.js';
 import { clientError, frameworkError, OAuthExceptionFilter } from './auth/oauth-exception.filter.js';
 import { BootstrapService } from './central/bootstrap/bootstrap.service.js';
@@ -40,11 +40,11 @@ export async function startServer(logLevel: Config['logLevel'] = 'info'): Promis
   const routes = new RouteMethods();
   fastify.addHook('onRoute', (route) => routes.add(route.url, route.method));
   app.useGlobalFilters(new OAuthExceptionFilter(routes));
+  // One hook for what every request needs first (each hook costs every request a little).
   fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
-    done();
+    if (!applyCors(req, reply)) done();
   });
-  registerCors(fastify);
   app.enableShutdownHooks();
   await app.init();
   await app.get(BootstrapService).run();

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientView } from '../../projections/clients.projection.js';
 import { InvalidRequest } from './oauth-errors.js';
 
@@ -33,26 +33,28 @@ function originsOf(client: ClientView): string[] {
   });
 }
 
-/** Adds the CORS headers, and answers preflight requests, for the endpoints above. */
-export function registerCors(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', (req, reply, done) => {
-    if (PUBLIC_PATH.test(req.url)) {
-      // Always, not only when an Origin is sent: a shared cache may hand this answer to a browser.
-      reply.header(ALLOW_ORIGIN, '*');
-      return done();
-    }
-    const origin = req.headers.origin;
-    const endpoint = origin && origin !== 'null' ? CLIENT_PATH.exec(req.url) : null;
-    if (!endpoint) return done();
-    reply.header(ALLOW_ORIGIN, origin).header('vary', 'Origin').header('access-control-expose-headers', 'WWW-Authenticate');
-    if (req.method !== 'OPTIONS') return done();
-    reply
-      .code(204)
-      .header('access-control-allow-methods', endpoint[1] === 'userinfo' ? 'GET, POST' : 'POST')
-      .header('access-control-allow-headers', 'Authorization, Content-Type')
-      .header('access-control-max-age', PREFLIGHT_MAX_AGE)
-      .send();
-  });
+/**
+ * Adds the CORS headers for the endpoints above, as a request arrives; answers a preflight
+ * request itself and then returns true (the request goes no further).
+ */
+export function applyCors(req: FastifyRequest, reply: FastifyReply): boolean {
+  if (PUBLIC_PATH.test(req.url)) {
+    // Always, not only when an Origin is sent: a shared cache may hand this answer to a browser.
+    reply.header(ALLOW_ORIGIN, '*');
+    return false;
+  }
+  const origin = req.headers.origin;
+  const endpoint = origin && origin !== 'null' ? CLIENT_PATH.exec(req.url) : null;
+  if (!endpoint) return false;
+  reply.header(ALLOW_ORIGIN, origin).header('vary', 'Origin').header('access-control-expose-headers', 'WWW-Authenticate');
+  if (req.method !== 'OPTIONS') return false;
+  reply
+    .code(204)
+    .header('access-control-allow-methods', endpoint[1] === 'userinfo' ? 'GET, POST' : 'POST')
+    .header('access-control-allow-headers', 'Authorization, Content-Type')
+    .header('access-control-max-age', PREFLIGHT_MAX_AGE)
+    .send();
+  return true;
 }
 
 /**
