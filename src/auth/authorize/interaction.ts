@@ -48,7 +48,7 @@ export class Interactions {
   ) {}
 
   seal(request: AuthorizationRequest): string {
-    return this.encryption.seal(JSON.stringify(request));
+    return this.encryption.seal('interaction', JSON.stringify(request), request.tenantId);
   }
 
   /** The request, or undefined when the value is forged, altered, for another tenant, too old, or from another browser. */
@@ -57,7 +57,7 @@ export class Interactions {
     if (!sealed || !nonce) return undefined;
     let r: AuthorizationRequest;
     try {
-      r = JSON.parse(this.encryption.open(sealed)) as AuthorizationRequest;
+      r = JSON.parse(this.encryption.open('interaction', sealed, tenantId)) as AuthorizationRequest;
     } catch {
       return undefined;
     }

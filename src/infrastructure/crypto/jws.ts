@@ -49,12 +49,29 @@ export function publicKeyFromJwk(jwk: Jwk): KeyObject {
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
+/**
+ * ECDSA signatures come in pairs: with (r, s), (r, n - s) verifies too. ES256 signatures are
+ * made and accepted with s in the lower half only, so a token has one spelling (as with the
+ * base64url of its signature, see decodeJwt) and a list keyed by token string cannot be
+ * sidestepped by flipping s.
+ */
+const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+const P256_HALF_ORDER = Buffer.from((P256_ORDER >> 1n).toString(16).padStart(64, '0'), 'hex');
+
+/** `signature` (r || s, 64 bytes) with s moved into the lower half of the group order. */
+function lowS(signature: Buffer): Buffer {
+  const s = signature.subarray(32);
+  if (Buffer.compare(s, P256_HALF_ORDER) <= 0) return signature;
+  const flipped = (P256_ORDER - BigInt(`0x${s.toString('hex')}`)).toString(16).padStart(64, '0');
+  return Buffer.concat([signature.subarray(0, 32), Buffer.from(flipped, 'hex')]);
+}
+
 /** Compact JWS (RFC 7515) over a JSON payload; see SPECS for which thread computes the signature. */
 export async function signJwt(header: Record<string, unknown> & { alg: SigningAlg }, payload: Record<string, unknown>, key: KeyObject): Promise<string> {
   const input = `${b64(header)}.${b64(payload)}`;
   const spec = SPECS[header.alg];
   const signingKey = spec.dsaEncoding ? { key, dsaEncoding: spec.dsaEncoding } : key;
-  const signed = (signature: Buffer) => `${input}.${signature.toString('base64url')}`;
+  const signed = (signature: Buffer) => `${input}.${(header.alg === 'ES256' ? lowS(signature) : signature).toString('base64url')}`;
   if (spec.inline) return signed(sign(spec.hash, Buffer.from(input), signingKey));
   return new Promise((resolve, reject) => sign(spec.hash, Buffer.from(input), signingKey, (err, signature) => (err ? reject(err) : resolve(signed(signature)))));
 }
@@ -86,6 +103,7 @@ export function decodeJwt(token: string): (DecodedJwt & { input: string; signatu
 /** Checks the signature of a decoded JWS against a key of the given algorithm (on the thread pool); `alg: none` never passes. */
 export function signatureValid(decoded: NonNullable<ReturnType<typeof decodeJwt>>, key: KeyObject, alg: SigningAlg): Promise<boolean> {
   if (decoded.header.alg !== alg) return Promise.resolve(false);
+  if (alg === 'ES256' && (decoded.signature.length !== 64 || Buffer.compare(decoded.signature.subarray(32), P256_HALF_ORDER) > 0)) return Promise.resolve(false);
   const spec = SPECS[alg];
   return new Promise((resolve) =>
     verify(spec.hash, Buffer.from(decoded.input), spec.dsaEncoding ? { key, dsaEncoding: spec.dsaEncoding } : key, decoded.signature, (err, ok) => resolve(!err && ok)),

@@ -2,15 +2,32 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } f
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
+/** What a sealed value is for: each purpose seals under a key of its own. */
+export type SealPurpose = 'signing-key' | 'interaction';
+
+/** AES-GCM tag length: a shorter tag in a sealed value is refused, never checked as is. */
+const TAG_BYTES = 16;
+
 /**
- * Seals private signing keys before they enter the event log (AES-256-GCM). The key comes
- * from KEY_ENCRYPTION_KEY, or is generated once into DATA_DIR/key-encryption.key (0600).
- * Keyed hashes for the log are made with keys derived from it (HKDF), one per purpose.
+ * Seals private signing keys before they enter the event log, and pending authorization
+ * requests before they travel through the browser (AES-256-GCM). The key comes from
+ * KEY_ENCRYPTION_KEY, or is generated once into DATA_DIR/key-encryption.key (0600). Each
+ * purpose seals, and each keyed hash is made, under a key derived from it (HKDF), so a value
+ * a browser hands back is never opened with the key that guards the signing keys.
  */
 export class KeyEncryption {
   private readonly derived = new Map<string, Buffer>();
 
   private constructor(private readonly key: Buffer) {}
+
+  private derive(info: string): Buffer {
+    let key = this.derived.get(info);
+    if (!key) {
+      key = Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), info, 32));
+      this.derived.set(info, key);
+    }
+    return key;
+  }
 
   /**
    * `hmac-sha256:<base64url>` of `value` under a key derived for `purpose`: equal values give
@@ -18,12 +35,7 @@ export class KeyEncryption {
    * username may be a password) cannot be found by hashing guesses without the key.
    */
   keyedHash(purpose: string, value: string): string {
-    let key = this.derived.get(purpose);
-    if (!key) {
-      key = Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `authserver ${purpose}`, 32));
-      this.derived.set(purpose, key);
-    }
-    return `hmac-sha256:${createHmac('sha256', key).update(value).digest('base64url')}`;
+    return `hmac-sha256:${createHmac('sha256', this.derive(`authserver ${purpose}`)).update(value).digest('base64url')}`;
   }
 
   static load(configured: string | undefined, dataDir: string): KeyEncryption {
@@ -35,18 +47,31 @@ export class KeyEncryption {
     return new KeyEncryption(key);
   }
 
-  seal(plaintext: string): string {
+  /**
+   * `v2.<iv>.<tag>.<ciphertext>` under the key of `purpose`, bound to `context` (authenticated,
+   * not stored: opening needs the same context, e.g. the tenant and kid of a signing key).
+   */
+  seal(purpose: SealPurpose, plaintext: string, context: string): string {
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.derive(`authserver seal ${purpose}`), iv, { authTagLength: TAG_BYTES }).setAAD(Buffer.from(context));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+    return ['v2', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
   }
 
-  open(sealed: string): string {
-    const [v, iv, tag, body] = sealed.split('.');
-    if (v !== 'v1') throw new Error('unknown sealed key format');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  /**
+   * What `seal` sealed for this purpose and context; throws on anything else. Signing keys
+   * sealed before purposes existed (`v1`: the root key, no context) still open.
+   */
+  open(purpose: SealPurpose, sealed: string, context: string): string {
+    const [v, iv, tag, body, extra] = sealed.split('.');
+    const legacy = v === 'v1' && purpose === 'signing-key';
+    if ((v !== 'v2' && !legacy) || extra !== undefined || body === undefined) throw new Error('unknown sealed value format');
+    const authTag = Buffer.from(tag, 'base64url');
+    if (authTag.length !== TAG_BYTES) throw new Error('sealed value has a short tag');
+    const key = legacy ? this.key : this.derive(`authserver seal ${purpose}`);
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
+    if (!legacy) decipher.setAAD(Buffer.from(context));
+    decipher.setAuthTag(authTag);
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
   }
 }

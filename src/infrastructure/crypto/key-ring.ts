@@ -1,4 +1,4 @@
-import type { KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { signingKeyDecider } from '../../domain/signing-key/signing-key.decider.js';
 import type { SigningKeyGenerated } from '../../domain/signing-key/signing-key.events.js';
 import { streams } from '../../domain/shared/stream-names.js';
@@ -7,6 +7,11 @@ import type { AggregateStore } from '../event-store/aggregate-store.js';
 import type { Clock } from '../nest/clock.js';
 import { generateKeyPairJwk, type Jwk, privateKeyFromJwk, publicKeyFromJwk, thumbprint } from './jws.js';
 import type { KeyEncryption } from './key-encryption.js';
+import { setBounded } from '../../shared/bounded-map.js';
+
+/** Least time between two reloads of a tenant's keys for an unknown kid. */
+const RELOAD_MS = 10_000;
+const RELOADS_KEPT = 10_000;
 
 export interface LoadedKey {
   kid: string;
@@ -22,6 +27,8 @@ export interface LoadedKey {
  */
 export class KeyRing {
   private readonly loaded = new Map<string, Promise<LoadedKey[]>>();
+  /** When each tenant's keys were last reloaded for an unknown kid (ms). */
+  private readonly reloadedAt = new Map<string, number>();
 
   constructor(
     private readonly aggregates: AggregateStore,
@@ -46,16 +53,24 @@ export class KeyRing {
       kid,
       alg,
       publicJwk: { ...publicJwk, kid, alg, use: 'sig' },
-      encryptedPrivateKey: this.encryption.seal(JSON.stringify(privateJwk)),
+      encryptedPrivateKey: this.encryption.seal('signing-key', JSON.stringify(privateJwk), sealContext(tenantId, kid)),
       createdAt: this.clock.now().toISOString(),
     };
     await this.aggregates.execute(streams.signingKeys(tenantId), signingKeyDecider, { kind: 'GenerateSigningKey', key, onlyIfNone }, { tenantId, actor: 'system', now: this.clock.now() });
     this.loaded.delete(tenantId);
   }
 
+  /**
+   * The key `kid` of the tenant. An unknown kid reloads the tenant's keys (another server may
+   * have added one), at most once per RELOAD_MS: a stream of tokens with made-up kids costs a
+   * lookup, not a reload each.
+   */
   async find(tenantId: string, kid: string): Promise<LoadedKey | undefined> {
     const hit = (await this.keys(tenantId)).find((k) => k.kid === kid);
     if (hit) return hit;
+    const now = this.clock.now().getTime();
+    if (now - (this.reloadedAt.get(tenantId) ?? 0) < RELOAD_MS) return undefined;
+    setBounded(this.reloadedAt, tenantId, now, RELOADS_KEPT);
     this.loaded.delete(tenantId);
     return (await this.keys(tenantId)).find((k) => k.kid === kid);
   }
@@ -73,7 +88,7 @@ export class KeyRing {
           alg: k.alg,
           publicJwk: k.publicJwk as Jwk,
           publicKey: publicKeyFromJwk(k.publicJwk as Jwk),
-          privateKey: privateKeyFromJwk(JSON.parse(this.encryption.open(k.encryptedPrivateKey)) as Jwk),
+          privateKey: openPrivateKey(this.encryption, tenantId, k.kid, k.encryptedPrivateKey),
         })),
       );
       p.catch(() => this.loaded.delete(tenantId));
@@ -81,6 +96,15 @@ export class KeyRing {
     }
     return p;
   }
+}
+
+const sealContext = (tenantId: string, kid: string) => `${tenantId}|${kid}`;
+
+/** Opens a sealed private key, and checks that it is the half of the published key its kid names. */
+function openPrivateKey(encryption: KeyEncryption, tenantId: string, kid: string, sealed: string): KeyObject {
+  const privateKey = privateKeyFromJwk(JSON.parse(encryption.open('signing-key', sealed, sealContext(tenantId, kid))) as Jwk);
+  if (thumbprint(createPublicKey(privateKey).export({ format: 'jwk' }) as Jwk) !== kid) throw new Error(`signing key ${kid} of tenant ${tenantId} does not match its published public key`);
+  return privateKey;
 }
 
 function newest(keys: LoadedKey[], alg: SigningAlg): LoadedKey | undefined {

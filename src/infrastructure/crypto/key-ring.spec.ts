@@ -1,0 +1,59 @@
+import { jest } from '@jest/globals';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { signingKeyDecider } from '../../domain/signing-key/signing-key.decider.js';
+import { streams } from '../../domain/shared/stream-names.js';
+import { AggregateStore } from '../event-store/aggregate-store.js';
+import { SqliteEventStore } from '../event-store/sqlite-event-store.js';
+import { Clock } from '../nest/clock.js';
+import { generateKeyPairJwk, thumbprint } from './jws.js';
+import { KeyEncryption } from './key-encryption.js';
+import { KeyRing } from './key-ring.js';
+
+class ManualClock extends Clock {
+  ms = 1_800_000_000_000;
+  now(): Date {
+    return new Date(this.ms);
+  }
+}
+
+describe('key ring', () => {
+  let events: SqliteEventStore;
+  let aggregates: AggregateStore;
+  const encryption = KeyEncryption.load(Buffer.alloc(32, 7).toString('base64'), '.');
+  const clock = new ManualClock();
+  beforeEach(() => {
+    events = new SqliteEventStore(join(mkdtempSync(join(tmpdir(), 'keyring-')), 'e.db'));
+    aggregates = new AggregateStore(events);
+  });
+  afterEach(() => events.close());
+
+  it('reloads the keys for an unknown kid at most once in a while, so made-up kids cost no reload each', async () => {
+    const ring = new KeyRing(aggregates, encryption, clock);
+    const key = await ring.signingKey('acme', 'ES256');
+    const load = jest.spyOn(aggregates, 'load');
+    for (let i = 0; i < 20; i++) expect(await ring.find('acme', `made-up-${i}`)).toBeUndefined();
+    expect(load).toHaveBeenCalledTimes(1);
+    clock.ms += 10_000;
+    expect(await ring.find('acme', 'made-up-again')).toBeUndefined();
+    expect(load).toHaveBeenCalledTimes(2);
+    expect((await ring.find('acme', key.kid))?.kid).toBe(key.kid);
+  });
+
+  it("refuses a sealed private key that is not the half of the published key its kid names", async () => {
+    const published = generateKeyPairJwk('ES256');
+    const other = generateKeyPairJwk('ES256');
+    const kid = thumbprint(published.publicJwk);
+    const data = {
+      tenantId: 'acme',
+      kid,
+      alg: 'ES256' as const,
+      publicJwk: { ...published.publicJwk, kid, alg: 'ES256', use: 'sig' },
+      encryptedPrivateKey: encryption.seal('signing-key', JSON.stringify(other.privateJwk), `acme|${kid}`),
+      createdAt: clock.now().toISOString(),
+    };
+    await aggregates.execute(streams.signingKeys('acme'), signingKeyDecider, { kind: 'GenerateSigningKey', key: data, onlyIfNone: true }, { tenantId: 'acme', actor: 'test', now: clock.now() });
+    await expect(new KeyRing(aggregates, encryption, clock).jwks('acme')).rejects.toThrow(`signing key ${kid} of tenant acme does not match its published public key`);
+  });
+});
