@@ -53,7 +53,7 @@ function clientsOf(e: ProjectedEvent): string[] {
 
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 3,
+  version: 2,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [{ fields: ['tenantId', 'sessionId'] }, { fields: ['tenantId', 'sub'] }, { fields: ['tenantId', 'clientId'] }],
   documentId(e) {

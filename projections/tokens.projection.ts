@@ -47,7 +47,7 @@ function documentId(e: ProjectedEvent): string | readonly string[] | undefined {
 
 export const tokensProjection: Projection<TokenView> = {
   view: 'tokens',
-  version: 6,
+  version: 5,
   eventTypes: ['AccessTokenIssued', 'RefreshTokenIssued', 'RefreshRotated', 'TokenRevoked'],
   // Read by id only (introspection, userinfo); a session's tokens are listed by the token_history view.
   indexes: [],

@@ -38,16 +38,20 @@ function originsOf(client: ClientView): string[] {
  * request itself and then returns true (the request goes no further).
  */
 export function applyCors(req: FastifyRequest, reply: FastifyReply): boolean {
+  const origin = req.headers.origin;
+  const preflight = req.method === 'OPTIONS' && origin !== undefined && origin !== 'null';
   if (PUBLIC_PATH.test(req.url)) {
     // Always, not only when an Origin is sent: a shared cache may hand this answer to a browser.
     reply.header(ALLOW_ORIGIN, '*');
-    return false;
+    if (!preflight) return false;
+    // A library that adds a header of its own to a GET of a public document still gets it.
+    reply.code(204).header('access-control-allow-methods', 'GET').header('access-control-allow-headers', '*').header('access-control-max-age', PREFLIGHT_MAX_AGE).send();
+    return true;
   }
-  const origin = req.headers.origin;
   const endpoint = origin && origin !== 'null' ? CLIENT_PATH.exec(req.url) : null;
   if (!endpoint) return false;
-  reply.header(ALLOW_ORIGIN, origin).header('vary', 'Origin').header('access-control-expose-headers', 'WWW-Authenticate');
-  if (req.method !== 'OPTIONS') return false;
+  reply.header(ALLOW_ORIGIN, origin).header('vary', 'Origin').header('access-control-expose-headers', 'WWW-Authenticate, X-Request-Id');
+  if (!preflight) return false;
   reply
     .code(204)
     .header('access-control-allow-methods', endpoint[1] === 'userinfo' ? 'GET, POST' : 'POST')

@@ -164,6 +164,14 @@ describe('logout with id_token_hint', () => {
     expect(await stillSignedIn(browser)).toBe(false);
   });
 
+  it('signs out at once, without the confirmation page, when the hinted session has already ended', async () => {
+    const { browser, tokens } = await signedIn();
+    expect(await (await browser.get(logoutUrl({ id_token_hint: tokens.id_token! }))).text()).toContain('Signed out');
+    const again = await rp.browser().get(logoutUrl({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE }));
+    expect(again.status).toBe(302);
+    expect(again.headers.get('location')).toBe(BYE);
+  });
+
   it("asks first when the hint names another session than the browser's, and then ends only the browser's own", async () => {
     const other = await signedIn();
     const { browser, tokens } = await signedIn();

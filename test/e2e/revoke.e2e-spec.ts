@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi';
+import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
 import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
 import { endToEnd } from '../support/suite.js';
 import { basic, decodeJwt, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
@@ -124,6 +125,16 @@ describe('the audit trail of ended tokens', () => {
     // Revoking a token of the ended session, or replaying its code, records no second end.
     await rp.revoke(spa.access_token, 'spa');
     expect(ofSession(await history({ sessionId: sid })).at(-1)).toEqual(end);
+  });
+
+  it('records one end for a token revoked by many parallel requests', async () => {
+    const service = await rp.clientCredentials('service');
+    const user = await rp.tokens();
+    await Promise.all(Array.from({ length: 10 }, () => rp.revoke(service.access_token, 'service')));
+    await Promise.all(Array.from({ length: 10 }, () => rp.revoke(user.access_token, 'web')));
+    const jtis = [service.access_token, user.access_token].map((t) => decodeJwt(t).payload.jti);
+    const ends = (await server.app.get<EventStore>(EVENT_STORE).readAll()).filter((e) => e.type === 'TokenRevoked' && jtis.includes((e.data as { jti?: string }).jti));
+    expect(ends).toHaveLength(2);
   });
 
   it('revoking a refresh token names the grant and its client; revoking it again records nothing', async () => {

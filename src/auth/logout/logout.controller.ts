@@ -62,7 +62,10 @@ export class LogoutController {
 
     const current = await this.browser.current(tenantId, cookieHeader);
     const confirmed = (posted && params.confirm === 'yes') || (current !== undefined && hintSession === current.sessionId);
-    if (!confirmed && (current || params.id_token_hint)) return this.confirmPage(tenantId, params);
+    // Without the cookie, the confirmation page is the way to reach the browser's session: not
+    // needed when the hinted session has already ended.
+    const hintLive = !current && hintSession !== undefined && !(await this.sessions.load(tenantId, hintSession)).revoked;
+    if (!confirmed && (current || hintLive)) return this.confirmPage(tenantId, params);
     if (current) await this.sessions.run(tenantId, current.sessionId, { kind: 'EndSession', reason: 'logout' }, `user:${current.userId}`, { correlationId });
     const cookies = [this.browser.clear(tenantId, SESSION_COOKIE)];
     if (redirect) {

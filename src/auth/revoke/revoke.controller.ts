@@ -17,6 +17,9 @@ import { TokenInspector } from '../tokens/token-inspector.js';
  */
 @Controller(':tenant')
 export class RevokeController {
+  /** Per access token (tenant and jti), the revocation that came last. */
+  private readonly turns = new Map<string, Promise<void>>();
+
   constructor(
     @Inject(Directory) private readonly directory: Directory,
     @Inject(ClientAuthenticator) private readonly clients: ClientAuthenticator,
@@ -43,18 +46,32 @@ export class RevokeController {
       return '';
     }
     const found = await this.inspector.inspect(tenantId, token, 'access_token');
-    // A token that has already ended (revoked, expired, or with its grant or session) ends once.
     if (!found?.active || found.token.clientId !== client.clientId) return '';
-    const t = found.token;
-    if (t.sessionId) {
-      await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId }, actor, { correlationId: req.id });
-    } else {
-      await this.aggregates.record(
-        streams.clientTokens(tenantId, client.clientId),
-        [{ type: 'TokenRevoked', data: { tenantId, clientId: client.clientId, tokenType: 'access_token', jti: t.jti, reason: 'revocation_request' } }],
-        { tenantId, actor, now: this.clock.now(), correlationId: req.id },
-      );
-    }
+    // A token ends once: revocations of one token take turns, and each looks again (the views
+    // have then seen the one before) whether the token is still active.
+    await this.oneAtATime(`${tenantId} ${found.token.jti}`, async () => {
+      const t = (await this.inspector.inspect(tenantId, token, 'access_token'))?.active ? found.token : undefined;
+      if (!t) return;
+      if (t.sessionId) {
+        await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId }, actor, { correlationId: req.id });
+      } else {
+        await this.aggregates.record(
+          streams.clientTokens(tenantId, client.clientId),
+          [{ type: 'TokenRevoked', data: { tenantId, clientId: client.clientId, tokenType: 'access_token', jti: t.jti, reason: 'revocation_request' } }],
+          { tenantId, actor, now: this.clock.now(), correlationId: req.id },
+        );
+      }
+    });
     return '';
+  }
+
+  private async oneAtATime(key: string, work: () => Promise<void>): Promise<void> {
+    const mine = (this.turns.get(key) ?? Promise.resolve()).then(work, work);
+    this.turns.set(key, mine);
+    try {
+      await mine;
+    } finally {
+      if (this.turns.get(key) === mine) this.turns.delete(key);
+    }
   }
 }

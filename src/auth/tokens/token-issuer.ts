@@ -135,7 +135,7 @@ export class TokenIssuer {
     const decoded = token.length < 8192 ? decodeJwt(token) : undefined;
     if (!decoded || typeof decoded.header.kid !== 'string') return undefined;
     const key = await this.keys.find(tenantId, decoded.header.kid);
-    if (!key || !(await signatureValid(decoded, key.publicKey, key.alg))) return undefined;
+    if (!key || !(await signatureValid(decoded, key.publicKey, key.alg, key.lowS))) return undefined;
     if (decoded.payload.iss !== this.directory.issuer(tenantId)) return undefined;
     return { header: decoded.header, payload: decoded.payload };
   }

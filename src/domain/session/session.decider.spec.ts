@@ -78,6 +78,13 @@ describe('session decider', () => {
     expect(errorCode(() => s.when(redeem({ now: 160 })))).toBe('code_invalid');
   });
 
+  it('records no TokenRevoked for an access token whose session or grant has already ended', () => {
+    const revokeAccess = { kind: 'RevokeAccessToken' as const, jti: 'j', grantId: 'g', clientId: 'web' };
+    expect(types(given(redeemed).when(revokeAccess))).toEqual(['TokenRevoked']);
+    expect(given(given(redeemed).after({ kind: 'EndSession', reason: 'logout' })).when(revokeAccess)).toEqual([]);
+    expect(given(given(redeemed).after(redeem())).when(revokeAccess)).toEqual([]);
+  });
+
   it('answers a second redemption by revoking the grant the code produced, once; every replay is recorded', () => {
     expect(types(given(redeemed).when(redeem()))).toEqual(['CodeReplayed', 'GrantRevoked']);
     const replayed = given(redeemed).after(redeem());

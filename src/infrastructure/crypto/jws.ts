@@ -1,4 +1,5 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type KeyObject, sign, verify } from 'node:crypto';
+import { promisify } from 'node:util';
 import type { SigningAlg } from '../../domain/tenant/tenant.events.js';
 
 export type Jwk = Record<string, unknown> & { kty: string };
@@ -20,13 +21,16 @@ const SPECS: Record<SigningAlg, { hash: string | null; dsaEncoding?: 'ieee-p1363
   EdDSA: { hash: null, inline: true },
 };
 
-export function generateKeyPairJwk(alg: SigningAlg): KeyPairJwk {
+const generatePair = promisify(generateKeyPair);
+
+/** A new key pair for `alg`, made on libuv's thread pool (an RSA key takes about 100 ms). */
+export async function generateKeyPairJwk(alg: SigningAlg): Promise<KeyPairJwk> {
   const pair =
     alg === 'ES256'
-      ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      ? await generatePair('ec', { namedCurve: 'P-256' })
       : alg === 'RS256'
-        ? generateKeyPairSync('rsa', { modulusLength: 2048 })
-        : generateKeyPairSync('ed25519');
+        ? await generatePair('rsa', { modulusLength: 2048 })
+        : await generatePair('ed25519');
   return { publicJwk: pair.publicKey.export({ format: 'jwk' }) as Jwk, privateJwk: pair.privateKey.export({ format: 'jwk' }) as Jwk };
 }
 
@@ -51,9 +55,9 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('bas
 
 /**
  * ECDSA signatures come in pairs: with (r, s), (r, n - s) verifies too. ES256 signatures are
- * made and accepted with s in the lower half only, so a token has one spelling (as with the
- * base64url of its signature, see decodeJwt) and a list keyed by token string cannot be
- * sidestepped by flipping s.
+ * made with s in the lower half, and a key flagged `lowS` accepts only those, so its tokens
+ * have one spelling (as with the base64url of a signature, see decodeJwt) and a list keyed by
+ * token string cannot be sidestepped by flipping s. Keys made before the flag accept both.
  */
 const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
 const P256_HALF_ORDER = Buffer.from((P256_ORDER >> 1n).toString(16).padStart(64, '0'), 'hex');
@@ -100,10 +104,13 @@ export function decodeJwt(token: string): (DecodedJwt & { input: string; signatu
   }
 }
 
-/** Checks the signature of a decoded JWS against a key of the given algorithm (on the thread pool); `alg: none` never passes. */
-export function signatureValid(decoded: NonNullable<ReturnType<typeof decodeJwt>>, key: KeyObject, alg: SigningAlg): Promise<boolean> {
+/**
+ * Checks the signature of a decoded JWS against a key of the given algorithm (on the thread
+ * pool); `alg: none` never passes. `lowS`: an ES256 signature must have s in the lower half.
+ */
+export function signatureValid(decoded: NonNullable<ReturnType<typeof decodeJwt>>, key: KeyObject, alg: SigningAlg, lowS = false): Promise<boolean> {
   if (decoded.header.alg !== alg) return Promise.resolve(false);
-  if (alg === 'ES256' && (decoded.signature.length !== 64 || Buffer.compare(decoded.signature.subarray(32), P256_HALF_ORDER) > 0)) return Promise.resolve(false);
+  if (lowS && alg === 'ES256' && (decoded.signature.length !== 64 || Buffer.compare(decoded.signature.subarray(32), P256_HALF_ORDER) > 0)) return Promise.resolve(false);
   const spec = SPECS[alg];
   return new Promise((resolve) =>
     verify(spec.hash, Buffer.from(decoded.input), spec.dsaEncoding ? { key, dsaEncoding: spec.dsaEncoding } : key, decoded.signature, (err, ok) => resolve(!err && ok)),

@@ -41,9 +41,18 @@ describe('key ring', () => {
     expect((await ring.find('acme', key.kid))?.kid).toBe(key.kid);
   });
 
+  it('makes one key for concurrent first uses of an algorithm; a new ES256 key signs and verifies with low s only', async () => {
+    const ring = new KeyRing(aggregates, encryption, clock);
+    const keys = await Promise.all(Array.from({ length: 10 }, () => ring.signingKey('acme', 'RS256')));
+    expect(new Set(keys.map((k) => k.kid)).size).toBe(1);
+    expect((await events.readStream(streams.signingKeys('acme'))).length).toBe(1);
+    expect((await ring.signingKey('acme', 'ES256')).lowS).toBe(true);
+    expect(keys[0].lowS).toBe(false);
+  });
+
   it("refuses a sealed private key that is not the half of the published key its kid names", async () => {
-    const published = generateKeyPairJwk('ES256');
-    const other = generateKeyPairJwk('ES256');
+    const published = await generateKeyPairJwk('ES256');
+    const other = await generateKeyPairJwk('ES256');
     const kid = thumbprint(published.publicJwk);
     const data = {
       tenantId: 'acme',

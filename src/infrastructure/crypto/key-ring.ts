@@ -19,6 +19,8 @@ export interface LoadedKey {
   privateKey: KeyObject;
   publicKey: KeyObject;
   publicJwk: Jwk;
+  /** ES256 signatures of this key verify only with s in the lower half (see jws.ts). */
+  lowS: boolean;
 }
 
 /**
@@ -27,6 +29,7 @@ export interface LoadedKey {
  */
 export class KeyRing {
   private readonly loaded = new Map<string, Promise<LoadedKey[]>>();
+  private readonly generating = new Map<string, Promise<void>>();
   /** When each tenant's keys were last reloaded for an unknown kid (ms). */
   private readonly reloadedAt = new Map<string, number>();
 
@@ -40,13 +43,20 @@ export class KeyRing {
   async signingKey(tenantId: string, alg: SigningAlg): Promise<LoadedKey> {
     const found = newest(await this.keys(tenantId), alg);
     if (found) return found;
-    await this.generate(tenantId, alg, true);
+    // Concurrent first uses share one generation.
+    const pending = `${tenantId} ${alg}`;
+    let first = this.generating.get(pending);
+    if (!first) {
+      first = this.generate(tenantId, alg, true).finally(() => this.generating.delete(pending));
+      this.generating.set(pending, first);
+    }
+    await first;
     return newest(await this.keys(tenantId), alg)!;
   }
 
   /** Adds a new key for `alg`, which becomes the signing key; older keys stay published for verification. */
   async generate(tenantId: string, alg: SigningAlg, onlyIfNone = false): Promise<void> {
-    const { publicJwk, privateJwk } = generateKeyPairJwk(alg);
+    const { publicJwk, privateJwk } = await generateKeyPairJwk(alg);
     const kid = thumbprint(publicJwk);
     const key: SigningKeyGenerated['data'] = {
       tenantId,
@@ -55,6 +65,7 @@ export class KeyRing {
       publicJwk: { ...publicJwk, kid, alg, use: 'sig' },
       encryptedPrivateKey: this.encryption.seal('signing-key', JSON.stringify(privateJwk), sealContext(tenantId, kid)),
       createdAt: this.clock.now().toISOString(),
+      ...(alg === 'ES256' ? { lowS: true as const } : {}),
     };
     await this.aggregates.execute(streams.signingKeys(tenantId), signingKeyDecider, { kind: 'GenerateSigningKey', key, onlyIfNone }, { tenantId, actor: 'system', now: this.clock.now() });
     this.loaded.delete(tenantId);
@@ -87,6 +98,7 @@ export class KeyRing {
           kid: k.kid,
           alg: k.alg,
           publicJwk: k.publicJwk as Jwk,
+          lowS: k.lowS === true,
           publicKey: publicKeyFromJwk(k.publicJwk as Jwk),
           privateKey: openPrivateKey(this.encryption, tenantId, k.kid, k.encryptedPrivateKey),
         })),
