@@ -20,11 +20,13 @@ export class KeyEncryption {
 
   private constructor(private readonly key: Buffer) {}
 
-  private derive(info: string): Buffer {
-    let key = this.derived.get(info);
+  /** A key for one use: `salt` tells sealing keys from hashing keys apart whatever the purpose strings. */
+  private derive(salt: 'seal' | '', info: string): Buffer {
+    const name = `${salt}\n${info}`;
+    let key = this.derived.get(name);
     if (!key) {
-      key = Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), info, 32));
-      this.derived.set(info, key);
+      key = Buffer.from(hkdfSync('sha256', this.key, Buffer.from(salt), info, 32));
+      this.derived.set(name, key);
     }
     return key;
   }
@@ -35,7 +37,7 @@ export class KeyEncryption {
    * username may be a password) cannot be found by hashing guesses without the key.
    */
   keyedHash(purpose: string, value: string): string {
-    return `hmac-sha256:${createHmac('sha256', this.derive(`authserver ${purpose}`)).update(value).digest('base64url')}`;
+    return `hmac-sha256:${createHmac('sha256', this.derive('', `authserver ${purpose}`)).update(value).digest('base64url')}`;
   }
 
   static load(configured: string | undefined, dataDir: string): KeyEncryption {
@@ -53,7 +55,7 @@ export class KeyEncryption {
    */
   seal(purpose: SealPurpose, plaintext: string, context: string): string {
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.derive(`authserver seal ${purpose}`), iv, { authTagLength: TAG_BYTES }).setAAD(Buffer.from(context));
+    const cipher = createCipheriv('aes-256-gcm', this.derive('seal', `authserver ${purpose}`), iv, { authTagLength: TAG_BYTES }).setAAD(Buffer.from(context));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return ['v2', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
   }
@@ -68,7 +70,7 @@ export class KeyEncryption {
     if ((v !== 'v2' && !legacy) || extra !== undefined || body === undefined) throw new Error('unknown sealed value format');
     const authTag = Buffer.from(tag, 'base64url');
     if (authTag.length !== TAG_BYTES) throw new Error('sealed value has a short tag');
-    const key = legacy ? this.key : this.derive(`authserver seal ${purpose}`);
+    const key = legacy ? this.key : this.derive('seal', `authserver ${purpose}`);
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
     if (!legacy) decipher.setAAD(Buffer.from(context));
     decipher.setAuthTag(authTag);
