@@ -70,11 +70,13 @@ describe('session decider', () => {
     expect(types(given(withCode).when(redeem({ refreshRule: 'never' })))).toEqual(['CodeRedeemed', 'AccessTokenIssued']);
   });
 
-  it('refuses a code for another client, redirect URI, verifier, or after expiry, without side effects', () => {
+  it('refuses a code for another client, redirect URI or verifier, recording only the attempt; and after expiry', () => {
     const s = given(withCode);
-    expect(errorCode(() => s.when(redeem({ clientId: 'other' })))).toBe('code_invalid');
-    expect(errorCode(() => s.when(redeem({ redirectUri: 'https://rp/other' })))).toBe('code_invalid');
-    expect(errorCode(() => s.when(redeem({ codeVerifier: 'b'.repeat(43) })))).toBe('code_invalid');
+    expect(s.when(redeem({ clientId: 'other' }))).toEqual([{ type: 'CodeRefused', data: expect.objectContaining({ clientId: 'web', presentedBy: 'other', reason: 'other_client' }) }]);
+    expect(s.when(redeem({ redirectUri: 'https://rp/other' }))[0].data).toMatchObject({ reason: 'redirect_uri' });
+    expect(s.when(redeem({ codeVerifier: 'b'.repeat(43) }))[0].data).toMatchObject({ reason: 'code_verifier' });
+    // Refusals change nothing: the right request still redeems the code.
+    expect(types(given([...withCode, ...s.when(redeem({ clientId: 'other' }))]).when(redeem()))).toContain('AccessTokenIssued');
     expect(errorCode(() => s.when(redeem({ now: 160 })))).toBe('code_invalid');
   });
 
@@ -95,8 +97,8 @@ describe('session decider', () => {
   });
 
   it('revokes nothing when a used code comes back without its verifier or redirect URI', () => {
-    expect(errorCode(() => given(redeemed).when(redeem({ codeVerifier: 'b'.repeat(43) })))).toBe('code_invalid');
-    expect(errorCode(() => given(redeemed).when(redeem({ redirectUri: 'https://rp/other' })))).toBe('code_invalid');
+    expect(types(given(redeemed).when(redeem({ codeVerifier: 'b'.repeat(43) })))).toEqual(['CodeRefused']);
+    expect(types(given(redeemed).when(redeem({ redirectUri: 'https://rp/other' })))).toEqual(['CodeRefused']);
   });
 
   it('rotates a refresh token and revokes the session when a rotated one returns', () => {
@@ -119,7 +121,9 @@ describe('session decider', () => {
 
   it('does not let another client revoke the session with a stolen rotated token', () => {
     const rotated = given(redeemed).after(rotate('r1', 'r2'));
-    expect(errorCode(() => given(rotated).when(rotate('r1', 'r3', { clientId: 'other' })))).toBe('refresh_invalid');
+    expect(given(rotated).when(rotate('r1', 'r3', { clientId: 'other' }))).toEqual([
+      { type: 'RefreshRefused', data: expect.objectContaining({ clientId: 'web', presentedBy: 'other', reason: 'other_client' }) },
+    ]);
   });
 
   it('never widens scope on refresh and refuses expired refresh tokens', () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { assertNever, type Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/domain-error.js';
-import { type CodeIssued, grantTokenId, type SessionEvent } from './session.events.js';
+import { type CodeIssued, type CodeRefused, grantTokenId, type SessionEvent } from './session.events.js';
 
 /** A new access token, described by the handler (ids and times come in, never made here). */
 export interface AccessTokenSpec {
@@ -164,13 +164,17 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'RedeemCode': {
         const code = findCode(s, c.codeHash);
         if (!code) throw new DomainError('code_invalid', 'unknown authorization code');
-        if (code.clientId !== c.clientId) throw new DomainError('code_invalid', 'the code was issued to another client');
+        // A code in the wrong hands is refused, and the attempt recorded (the handler answers invalid_grant).
+        const refused = (reason: CodeRefused['data']['reason']): SessionEvent[] => [
+          { type: 'CodeRefused', data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: code.clientId, presentedBy: c.clientId, reason } },
+        ];
+        if (code.clientId !== c.clientId) return refused('other_client');
         // Checked before the replay below, so that only a request that could have redeemed the
         // code revokes what it produced: a used code alone (from a log, say) cannot.
         // RFC 6749 §4.1.3: required when the authorization request carried it, and then identical.
         if (c.redirectUri === undefined && !code.redirectUriOmitted) throw new DomainError('invalid_value', 'redirect_uri is required: the authorization request carried one');
-        if (c.redirectUri !== undefined && c.redirectUri !== code.redirectUri) throw new DomainError('code_invalid', 'redirect_uri does not match the authorization request');
-        if (!pkceMatches(c.codeVerifier, code.codeChallenge)) throw new DomainError('code_invalid', 'code_verifier does not match the code_challenge');
+        if (c.redirectUri !== undefined && c.redirectUri !== code.redirectUri) return refused('redirect_uri');
+        if (!pkceMatches(c.codeVerifier, code.codeChallenge)) return refused('code_verifier');
         if (code.redeemed) {
           // RFC 6749 §4.1.2: a code used twice is refused, and what it produced is revoked. The
           // replay is recorded even when the grant has already ended; its end is recorded once.
@@ -192,7 +196,10 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'RotateRefresh': {
         const rt = findRefresh(s, c.refreshHash);
         if (!rt) throw new DomainError('refresh_invalid', 'unknown refresh token');
-        if (rt.clientId !== c.clientId) throw new DomainError('refresh_invalid', 'the refresh token was issued to another client');
+        if (rt.clientId !== c.clientId) {
+          // Refused, the attempt recorded; a thief cannot end the victim's session with it.
+          return [{ type: 'RefreshRefused', data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: rt.clientId, presentedBy: c.clientId, reason: 'other_client' } }];
+        }
         requireLive(s, 'refresh_invalid');
         if (rt.status === 'rotated') {
           return [
@@ -263,6 +270,8 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return { ...s, revoked: true };
       case 'AccessTokenIssued':
       case 'RefreshReplayed':
+      case 'CodeRefused':
+      case 'RefreshRefused':
         return s;
       default:
         return assertNever(e);

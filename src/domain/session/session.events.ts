@@ -95,16 +95,33 @@ export type SessionRevoked = DomainEvent<
   { tenantId: string; sessionId: string; userId: string; grants: Array<{ grantId: string; clientId: string }>; reason: 'refresh_replayed' | 'logout' | 'admin' }
 >;
 
+/**
+ * A code of the session was presented and refused in a way that says it may have leaked: by
+ * another client than its own (`presentedBy`), or with another redirect URI or code_verifier
+ * than its request's. Nothing changes; the attempt is on record.
+ */
+export type CodeRefused = DomainEvent<
+  'CodeRefused',
+  { tenantId: string; sessionId: string; userId: string; grantId: string; codeHash: string; clientId: string; presentedBy: string; reason: 'other_client' | 'redirect_uri' | 'code_verifier' }
+>;
+/** A refresh token of the session was presented by another client than its own (`presentedBy`) and refused; nothing changes. */
+export type RefreshRefused = DomainEvent<
+  'RefreshRefused',
+  { tenantId: string; sessionId: string; userId: string; grantId: string; refreshHash: string; clientId: string; presentedBy: string; reason: 'other_client' }
+>;
+
 export type SessionEvent =
   | SessionStarted
   | UserAuthenticated
   | CodeIssued
   | CodeRedeemed
   | CodeReplayed
+  | CodeRefused
   | AccessTokenIssued
   | RefreshTokenIssued
   | RefreshRotated
   | RefreshReplayed
+  | RefreshRefused
   | TokenRevoked
   | GrantRevoked
   | SessionRevoked;

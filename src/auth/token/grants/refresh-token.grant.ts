@@ -26,7 +26,7 @@ export class RefreshTokenGrant implements Grant {
     if (!sessionId) throw new InvalidGrant('unknown refresh token');
     const access = newAccessToken(request);
     const next = mintArtefact(sessionId);
-    const { alongside: response } = await this.sessions.run(
+    const { alongside: response, events } = await this.sessions.run(
       tenant.tenantId,
       sessionId,
       {
@@ -48,7 +48,8 @@ export class RefreshTokenGrant implements Grant {
         },
       },
     );
-    if (!response) throw new InvalidGrant('the refresh token was already used; the session is revoked');
-    return response;
+    if (response) return response;
+    // Refused (and recorded) when another client presented it; otherwise a replay ended the session.
+    throw new InvalidGrant(events.some((e) => e.type === 'RefreshRefused') ? 'the refresh token was issued to another client' : 'the refresh token was already used; the session is revoked');
   }
 }
