@@ -59,15 +59,19 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('bas
  * have one spelling (as with the base64url of a signature, see decodeJwt) and a list keyed by
  * token string cannot be sidestepped by flipping s. Keys made before the flag accept both.
  */
-const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
-const P256_HALF_ORDER = Buffer.from((P256_ORDER >> 1n).toString(16).padStart(64, '0'), 'hex');
+const P256_ORDER = Buffer.from('ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551', 'hex');
+const P256_HALF_ORDER = Buffer.from('7fffffff800000007fffffffffffffffde737d56d38bcf4279dce5617e3192a8', 'hex');
 
-/** `signature` (r || s, 64 bytes) with s moved into the lower half of the group order. */
+/** `signature` (r || s, 64 bytes) with s moved into the lower half of the group order (s := n - s, in place). */
 function lowS(signature: Buffer): Buffer {
-  const s = signature.subarray(32);
-  if (Buffer.compare(s, P256_HALF_ORDER) <= 0) return signature;
-  const flipped = (P256_ORDER - BigInt(`0x${s.toString('hex')}`)).toString(16).padStart(64, '0');
-  return Buffer.concat([signature.subarray(0, 32), Buffer.from(flipped, 'hex')]);
+  if (Buffer.compare(signature.subarray(32), P256_HALF_ORDER) <= 0) return signature;
+  let borrow = 0;
+  for (let i = 31; i >= 0; i--) {
+    const d = P256_ORDER[i] - signature[32 + i] - borrow;
+    borrow = d < 0 ? 1 : 0;
+    signature[32 + i] = d & 0xff;
+  }
+  return signature;
 }
 
 /** Compact JWS (RFC 7515) over a JSON payload; see SPECS for which thread computes the signature. */
