@@ -147,21 +147,29 @@ describe('logout with id_token_hint', () => {
     await userinfo.body?.cancel();
   });
 
-  it('ends a session only in its own browser: a hint without the cookie gets the confirmation page, and confirming there ends nothing', async () => {
+  it('asks before ending the hinted session from a browser without its cookie, and ends it once the user confirms there', async () => {
     const { browser, tokens } = await signedIn();
     const elsewhere = rp.browser();
     const res = await elsewhere.get(logoutUrl({ id_token_hint: tokens.id_token! }));
     expect(res.status).toBe(200);
     const form = Browser.form(await res.text());
     expect(form.fields).toMatchObject({ id_token_hint: tokens.id_token!, confirm: 'yes' });
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
     const confirmed = await elsewhere.post(form.action, form.fields);
     expect(await confirmed.text()).toContain('Signed out');
-    expect(await rp.active(tokens.refresh_token!)).toBe(true);
-    expect(await stillSignedIn(browser)).toBe(true);
-    // The session's own browser, confirming the same form (as after a relying party's cross-site POST), ends it.
-    expect((await browser.post(form.action, form.fields)).status).toBe(200);
     expect(await rp.active(tokens.refresh_token!)).toBe(false);
     expect(await stillSignedIn(browser)).toBe(false);
+  });
+
+  it("takes no other site's form for a confirmation (a cross-site POST with confirm=yes ends nothing)", async () => {
+    const { browser, tokens } = await signedIn();
+    const form = Browser.form(await (await rp.browser().get(logoutUrl({ id_token_hint: tokens.id_token! }))).text());
+    for (const origin of ['https://evil.example', 'null']) {
+      const res = await rp.browser().post(form.action, form.fields, origin);
+      expect(await res.text()).toContain('Sign out?');
+    }
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+    expect(await stillSignedIn(browser)).toBe(true);
   });
 
   it('signs out at once, without the confirmation page, when the hinted session has already ended', async () => {
@@ -172,7 +180,7 @@ describe('logout with id_token_hint', () => {
     expect(again.headers.get('location')).toBe(BYE);
   });
 
-  it("asks first when the hint names another session than the browser's, and then ends only the browser's own", async () => {
+  it("asks first when the hint names another session than the browser's, and ends both once confirmed", async () => {
     const other = await signedIn();
     const { browser, tokens } = await signedIn();
     const res = await browser.get(logoutUrl({ id_token_hint: other.tokens.id_token!, post_logout_redirect_uri: BYE }));
@@ -185,8 +193,8 @@ describe('logout with id_token_hint', () => {
     const confirmed = await browser.post(form.action, form.fields);
     expect(confirmed.headers.get('location')).toBe(BYE);
     expect(await rp.active(tokens.refresh_token!)).toBe(false);
-    expect(await rp.active(other.tokens.refresh_token!)).toBe(true);
-    expect(await stillSignedIn(other.browser)).toBe(true);
+    expect(await rp.active(other.tokens.refresh_token!)).toBe(false);
+    expect(await stillSignedIn(other.browser)).toBe(false);
   });
 
   it('works with POST as well', async () => {

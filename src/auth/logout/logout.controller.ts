@@ -12,12 +12,14 @@ import { SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
 
 /**
- * OpenID Connect RP-Initiated Logout 1.0. A session ends only in its own browser (the one
- * holding its cookie): with a valid `id_token_hint` of that session, at once; otherwise once
- * the user confirms, so a stray link or image cannot sign anyone out, not even one carrying
- * an ID token. A request with a hint but no session cookie (a relying party's cross-site
- * POST does not carry it) gets the confirmation page, whose same-site POST does. Ending a
- * session revokes all its tokens (`SessionRevoked`).
+ * OpenID Connect RP-Initiated Logout 1.0. With a valid `id_token_hint` of the browser's own
+ * session (the one whose cookie it holds), that session ends at once. Anything else that
+ * would end a session needs the user's confirmation on this server's own page: the browser's
+ * session, or the session an `id_token_hint` names, which may be in no browser at hand (a
+ * relying party's cross-site POST does not carry the cookie; the user may have signed in as
+ * someone else since). Only a POST of that page from this origin confirms, so neither a
+ * link, an image nor another site's form can sign anyone out. Ending a session revokes all
+ * its tokens (`SessionRevoked`).
  */
 @Controller(':tenant')
 export class LogoutController {
@@ -35,16 +37,20 @@ export class LogoutController {
 
   @Post('logout')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.logout(tenantId, formParams(req), req.headers.cookie, true, req.id));
+    const params = formParams(req);
+    // The confirmation page's own POST: a browser sends the page's origin with it.
+    const fromOurPage = params.confirm === 'yes' && req.headers.origin === new URL(this.directory.issuer(tenantId)).origin;
+    sendFlowResult(reply, await this.logout(tenantId, params, req.headers.cookie, fromOurPage, req.id));
   }
 
-  /** `posted`: only the confirmation form, never a link, may carry `confirm=yes`. */
-  private async logout(tenantId: string, params: Params, cookieHeader: string | undefined, posted: boolean, correlationId: string): Promise<FlowResult> {
+  /** `confirmedByUser`: the user answered this server's confirmation page (never a link or another site's form). */
+  private async logout(tenantId: string, params: Params, cookieHeader: string | undefined, confirmedByUser: boolean, correlationId: string): Promise<FlowResult> {
     await this.directory.requireTenant(tenantId);
     const reject = (why: string): never => {
       throw new UserFacingError(new InvalidRequest(why));
     };
     let hintSession: string | undefined;
+    let hintUser: string | undefined;
     let clientId = params.client_id;
     if (params.id_token_hint) {
       const hint = await this.tokens.verify(tenantId, params.id_token_hint, 'JWT');
@@ -53,6 +59,7 @@ export class LogoutController {
       if (clientId && aud !== clientId) reject('client_id does not match the id_token_hint');
       clientId = typeof aud === 'string' ? aud : undefined;
       hintSession = typeof hint.payload.sid === 'string' ? hint.payload.sid : undefined;
+      hintUser = typeof hint.payload.sub === 'string' ? hint.payload.sub : undefined;
     }
     const client: ClientView | null = clientId ? await this.directory.client(tenantId, clientId) : null;
     if (clientId && !client) reject('unknown client_id');
@@ -61,12 +68,17 @@ export class LogoutController {
     if (redirect && !client!.postLogoutRedirectUris.includes(redirect)) reject('post_logout_redirect_uri is not registered for this client');
 
     const current = await this.browser.current(tenantId, cookieHeader);
-    const confirmed = (posted && params.confirm === 'yes') || (current !== undefined && hintSession === current.sessionId);
-    // Without the cookie, the confirmation page is the way to reach the browser's session: not
-    // needed when the hinted session has already ended.
-    const hintLive = !current && hintSession !== undefined && !(await this.sessions.load(tenantId, hintSession)).revoked;
-    if (!confirmed && (current || hintLive)) return this.confirmPage(tenantId, params);
+    const confirmed = confirmedByUser || (current !== undefined && hintSession === current.sessionId);
+    // The hinted session, when it is another than the browser's and has not ended yet.
+    let hinted: string | undefined;
+    if (hintSession !== undefined && hintSession !== current?.sessionId) {
+      const s = await this.sessions.load(tenantId, hintSession);
+      if (s.started && !s.revoked && s.userId === hintUser) hinted = hintSession;
+    }
+    if (!confirmed && (current || hinted)) return this.confirmPage(tenantId, params);
     if (current) await this.sessions.run(tenantId, current.sessionId, { kind: 'EndSession', reason: 'logout' }, `user:${current.userId}`, { correlationId });
+    // Asked for by the relying party the hint was issued to, confirmed by the user at this browser.
+    if (hinted) await this.sessions.run(tenantId, hinted, { kind: 'EndSession', reason: 'logout' }, `client:${clientId}`, { correlationId });
     const cookies = [this.browser.clear(tenantId, SESSION_COOKIE)];
     if (redirect) {
       const url = new URL(redirect);
