@@ -139,7 +139,7 @@ async function resultOf(page: import('playwright-core').Page): Promise<Record<st
 }
 
 suite('a browser-based public client', () => {
-  it('signs in with code + PKCE through the login form, then uses and revokes its tokens across origins', async () => {
+  it('signs in with code + PKCE through the login form, uses and revokes its tokens across origins, and signs out', async () => {
     const context = await browser!.newContext();
     const page = await context.newPage();
     const checks: Promise<boolean>[] = [];
@@ -153,6 +153,14 @@ suite('a browser-based public client', () => {
     const result = await resultOf(page);
     // At least the callback page's six: metadata, token, userinfo, token, revocation, userinfo.
     expect((await Promise.all(checks)).filter(Boolean).length).toBeGreaterThanOrEqual(6);
+
+    // Logging out: the browser posts the confirmation page from the server's origin, which ends
+    // the session; the next sign-in asks for the password again.
+    await page.goto(`${issuer}/logout`);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('text=You are signed out.');
+    await page.goto(`${appOrigin}/`);
+    await page.waitForURL(`${issuer}/login**`);
     await context.close();
 
     expect(result).toMatchObject({
