@@ -93,7 +93,8 @@ export class OAuthExceptionFilter implements ExceptionFilter {
       if (allow.length) error = new MethodNotAllowed(allow);
     }
     if (error instanceof MethodNotAllowed) reply.header('allow', error.allow.join(', '));
-    const route = request.routeOptions?.url ?? '';
+    // A request that matched no route (a wrong method, say) is judged by its path.
+    const route = request.routeOptions?.url ?? request.url.split('?')[0];
     if (BROWSER_ROUTE.test(route)) return sendErrorPage(reply, error);
     sendError(reply, error);
   }

@@ -103,6 +103,11 @@ describe('malformed requests and unsupported grants', () => {
       expect(res.headers.get('cache-control')).toBe('no-store');
     }
     expect((await jsonOf(await fetch(rp.url('/tokens'), { method: 'POST' }))).status).toBe(404);
+    // A page a browser opens answers with its HTML error page.
+    const page = await fetch(rp.url('/authorize'), { method: 'PUT' });
+    expect(page.status).toBe(405);
+    expect(page.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
   });
 
   it('answers a JSON body with invalid_request', async () => {
