@@ -12,14 +12,14 @@ import { SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
 
 /**
- * OpenID Connect RP-Initiated Logout 1.0. With a valid `id_token_hint` of the browser's own
- * session (the one whose cookie it holds), that session ends at once. Anything else that
- * would end a session needs the user's confirmation on this server's own page: the browser's
- * session, or the session an `id_token_hint` names, which may be in no browser at hand (a
- * relying party's cross-site POST does not carry the cookie; the user may have signed in as
- * someone else since). Only a POST of that page from this origin confirms, so neither a
- * link, an image nor another site's form can sign anyone out. Ending a session revokes all
- * its tokens (`SessionRevoked`).
+ * OpenID Connect RP-Initiated Logout 1.0. Only a browser signed in as a user ends that user's
+ * sessions: its own session (the one whose cookie it holds), and the session an
+ * `id_token_hint` names when the hint's subject is the user signed in here (a session of
+ * theirs in another browser). With a hint of the browser's own session, it ends at once;
+ * otherwise the user confirms first, on a page whose POST carries `confirm=yes`. A link, an
+ * image or another site's form cannot sign anyone out (a cross-site POST carries no SameSite
+ * cookie), and neither can anyone who merely holds an ID token: ID tokens are no secret.
+ * Ending a session revokes all its tokens (`SessionRevoked`).
  */
 @Controller(':tenant')
 export class LogoutController {
@@ -37,14 +37,11 @@ export class LogoutController {
 
   @Post('logout')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const params = formParams(req);
-    // The confirmation page's own POST: a browser sends the page's origin with it.
-    const fromOurPage = params.confirm === 'yes' && req.headers.origin === new URL(this.directory.issuer(tenantId)).origin;
-    sendFlowResult(reply, await this.logout(tenantId, params, req.headers.cookie, fromOurPage, req.id));
+    sendFlowResult(reply, await this.logout(tenantId, formParams(req), req.headers.cookie, true, req.id));
   }
 
-  /** `confirmedByUser`: the user answered this server's confirmation page (never a link or another site's form). */
-  private async logout(tenantId: string, params: Params, cookieHeader: string | undefined, confirmedByUser: boolean, correlationId: string): Promise<FlowResult> {
+  /** `posted`: only the confirmation form, never a link, may carry `confirm=yes`. */
+  private async logout(tenantId: string, params: Params, cookieHeader: string | undefined, posted: boolean, correlationId: string): Promise<FlowResult> {
     await this.directory.requireTenant(tenantId);
     const reject = (why: string): never => {
       throw new UserFacingError(new InvalidRequest(why));
@@ -68,17 +65,19 @@ export class LogoutController {
     if (redirect && !client!.postLogoutRedirectUris.includes(redirect)) reject('post_logout_redirect_uri is not registered for this client');
 
     const current = await this.browser.current(tenantId, cookieHeader);
-    const confirmed = confirmedByUser || (current !== undefined && hintSession === current.sessionId);
-    // The hinted session, when it is another than the browser's and has not ended yet.
-    let hinted: string | undefined;
-    if (hintSession !== undefined && hintSession !== current?.sessionId) {
-      const s = await this.sessions.load(tenantId, hintSession);
-      if (s.started && !s.revoked && s.userId === hintUser) hinted = hintSession;
+    const confirmed = (posted && params.confirm === 'yes') || (current !== undefined && hintSession === current.sessionId);
+    if (current && !confirmed) return this.confirmPage(tenantId, params);
+    if (current) {
+      const actor = `user:${current.userId}`;
+      await this.sessions.run(tenantId, current.sessionId, { kind: 'EndSession', reason: 'logout' }, actor, { correlationId });
+      // The user's session in another browser, when the hint names one of theirs.
+      if (hintSession !== undefined && hintSession !== current.sessionId && hintUser === current.userId) {
+        const other = await this.sessions.load(tenantId, hintSession);
+        if (other.started && !other.revoked && other.userId === current.userId) {
+          await this.sessions.run(tenantId, hintSession, { kind: 'EndSession', reason: 'logout' }, actor, { correlationId });
+        }
+      }
     }
-    if (!confirmed && (current || hinted)) return this.confirmPage(tenantId, params);
-    if (current) await this.sessions.run(tenantId, current.sessionId, { kind: 'EndSession', reason: 'logout' }, `user:${current.userId}`, { correlationId });
-    // Asked for by the relying party the hint was issued to, confirmed by the user at this browser.
-    if (hinted) await this.sessions.run(tenantId, hinted, { kind: 'EndSession', reason: 'logout' }, `client:${clientId}`, { correlationId });
     const cookies = [this.browser.clear(tenantId, SESSION_COOKIE)];
     if (redirect) {
       const url = new URL(redirect);

@@ -78,6 +78,11 @@ describe('session decider', () => {
     // Refusals change nothing: the right request still redeems the code.
     expect(types(given([...withCode, ...s.when(redeem({ clientId: 'other' }))]).when(redeem()))).toContain('AccessTokenIssued');
     expect(errorCode(() => s.when(redeem({ now: 160 })))).toBe('code_invalid');
+    // Once the code could no longer be redeemed (expired, or its session ended), a refusal is not recorded.
+    expect(errorCode(() => s.when(redeem({ clientId: 'other', now: 160 })))).toBe('code_invalid');
+    expect(errorCode(() => given(given(withCode).after({ kind: 'EndSession', reason: 'logout' })).when(redeem({ clientId: 'other' })))).toBe('code_invalid');
+    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout' });
+    expect(errorCode(() => given(ended).when(rotate('r1', 'r2', { clientId: 'other' })))).toBe('refresh_invalid');
   });
 
   it('records no TokenRevoked for an access token whose session or grant has already ended', () => {

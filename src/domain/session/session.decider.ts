@@ -128,6 +128,13 @@ function liveGrants(s: SessionState): Array<{ grantId: string; clientId: string 
   return grants.reverse();
 }
 
+/** What a refused code is answered with. */
+export const REFUSAL: Record<CodeRefused['data']['reason'], string> = {
+  other_client: 'the code was issued to another client',
+  redirect_uri: 'redirect_uri does not match the authorization request',
+  code_verifier: 'code_verifier does not match the code_challenge',
+};
+
 function requireLive(state: SessionState, code: 'code_invalid' | 'refresh_invalid'): void {
   if (!state.started) throw new DomainError(code, 'unknown session');
   if (state.revoked) throw new DomainError('session_revoked', 'the session has ended');
@@ -164,10 +171,12 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'RedeemCode': {
         const code = findCode(s, c.codeHash);
         if (!code) throw new DomainError('code_invalid', 'unknown authorization code');
-        // A code in the wrong hands is refused, and the attempt recorded (the handler answers invalid_grant).
-        const refused = (reason: CodeRefused['data']['reason']): SessionEvent[] => [
-          { type: 'CodeRefused', data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: code.clientId, presentedBy: c.clientId, reason } },
-        ];
+        // A code in the wrong hands is refused, and the attempt recorded while the code could
+        // still have been redeemed (the handler answers invalid_grant); a dead one is only refused.
+        const refused = (reason: CodeRefused['data']['reason']): SessionEvent[] => {
+          if (!s.started || s.revoked || c.now >= code.expiresAt) throw new DomainError('code_invalid', REFUSAL[reason]);
+          return [{ type: 'CodeRefused', data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: code.clientId, presentedBy: c.clientId, reason } }];
+        };
         if (code.clientId !== c.clientId) return refused('other_client');
         // Checked before the replay below, so that only a request that could have redeemed the
         // code revokes what it produced: a used code alone (from a log, say) cannot.
@@ -197,7 +206,9 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         const rt = findRefresh(s, c.refreshHash);
         if (!rt) throw new DomainError('refresh_invalid', 'unknown refresh token');
         if (rt.clientId !== c.clientId) {
-          // Refused, the attempt recorded; a thief cannot end the victim's session with it.
+          // Refused, and recorded while the token could still have been used; a thief cannot
+          // end the victim's session with it.
+          if (s.revoked || c.now >= rt.expiresAt) throw new DomainError('refresh_invalid', 'the refresh token was issued to another client');
           return [{ type: 'RefreshRefused', data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: rt.clientId, presentedBy: c.clientId, reason: 'other_client' } }];
         }
         requireLive(s, 'refresh_invalid');

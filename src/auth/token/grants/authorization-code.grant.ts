@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { findCode, type RefreshRule } from '../../../domain/session/session.decider.js';
-import type { CodeRefused } from '../../../domain/session/session.events.js';
+import { findCode, REFUSAL, type RefreshRule } from '../../../domain/session/session.decider.js';
 import type { ClientView } from '../../../../projections/clients.projection.js';
 import type { TenantView } from '../../../../projections/tenants.projection.js';
 import { InvalidGrant, InvalidRequest } from '../../oauth-errors.js';
@@ -19,13 +18,6 @@ export function refreshRule(tenant: TenantView, client: ClientView): RefreshRule
 }
 
 /** RFC 6749 §4.1.3 with mandatory PKCE; single use, decided on the session's stream. */
-/** What a refused code is answered with (the refusal itself is recorded as CodeRefused). */
-const REFUSED: Record<CodeRefused['data']['reason'], string> = {
-  other_client: 'the code was issued to another client',
-  redirect_uri: 'redirect_uri does not match the authorization request',
-  code_verifier: 'code_verifier does not match the code_challenge',
-};
-
 @Injectable()
 export class AuthorizationCodeGrant implements Grant {
   readonly grantType = 'authorization_code';
@@ -85,6 +77,6 @@ export class AuthorizationCodeGrant implements Grant {
     );
     if (response) return response;
     const refused = events.find((e) => e.type === 'CodeRefused');
-    throw new InvalidGrant(refused ? REFUSED[refused.data.reason] : 'the code was already used; the tokens it produced are revoked');
+    throw new InvalidGrant(refused ? REFUSAL[refused.data.reason] : 'the code was already used; the tokens it produced are revoked');
   }
 }
