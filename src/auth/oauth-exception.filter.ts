@@ -34,7 +34,9 @@ function sendErrorPage(reply: FastifyReply, e: OAuthError): void {
  * Errors Fastify raises before any route runs (a path that is not valid percent-encoding, a
  * path segment too long to be a tenant), answered like the errors of the routes.
  */
-export function frameworkError(error: { code?: string }, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkError(error: { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
+  // No hook has run for this request: it names its id here.
+  reply.header('x-request-id', request.id);
   sendError(reply, error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new NotFound('no such endpoint') : new InvalidRequest('malformed URL'));
 }
 

@@ -77,6 +77,7 @@ describe('malformed requests and unsupported grants', () => {
       const { status: got, body, headers } = await jsonOf(await fetch(`${server.baseUrl}${path}`, { method: 'POST', body: 'grant_type=client_credentials' }));
       expect({ path, status: got, body: Object.keys(body), error: body.error }).toEqual({ path, status, body: ['error', 'error_description'], error });
       expect(headers.get('cache-control')).toBe('no-store');
+      expect(headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     }
   });
 
