@@ -90,13 +90,14 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     if (exception instanceof UserFacingError) return sendErrorPage(reply, exception.error);
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     let error = this.toOAuthError(exception);
-    if (error instanceof NotFound && request.routeOptions?.url === undefined) {
-      const allow = this.routes?.allowed(request.url.split('?')[0]) ?? [];
+    // A request that matched no route (a wrong method, say) is judged by its path.
+    const matched = request.routeOptions?.url;
+    const route = matched ?? request.url.split('?')[0];
+    if (error instanceof NotFound && matched === undefined) {
+      const allow = this.routes?.allowed(route) ?? [];
       if (allow.length) error = new MethodNotAllowed(allow);
     }
     if (error instanceof MethodNotAllowed) reply.header('allow', error.allow.join(', '));
-    // A request that matched no route (a wrong method, say) is judged by its path.
-    const route = request.routeOptions?.url ?? request.url.split('?')[0];
     if (BROWSER_ROUTE.test(route)) return sendErrorPage(reply, error);
     sendError(reply, error);
   }

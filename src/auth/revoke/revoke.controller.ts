@@ -4,6 +4,7 @@ import { streams } from '../../domain/shared/stream-names.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
+import { Turns } from '../../shared/turns.js';
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
 import { requireClientOrigin } from '../cors.js';
 import { formParams } from '../form-request.js';
@@ -17,8 +18,8 @@ import { TokenInspector } from '../tokens/token-inspector.js';
  */
 @Controller(':tenant')
 export class RevokeController {
-  /** Per access token (tenant and jti), the revocation that came last. */
-  private readonly turns = new Map<string, Promise<void>>();
+  /** Revocations of one access token (tenant and jti) take turns. */
+  private readonly turns = new Turns();
 
   constructor(
     @Inject(Directory) private readonly directory: Directory,
@@ -49,9 +50,10 @@ export class RevokeController {
     if (!found?.active || found.token.clientId !== client.clientId) return '';
     // A token ends once: revocations of one token take turns, and each looks again (the views
     // have then seen the one before) whether the token is still active.
-    await this.oneAtATime(`${tenantId} ${found.token.jti}`, async () => {
-      const t = (await this.inspector.inspect(tenantId, token, 'access_token'))?.active ? found.token : undefined;
-      if (!t) return;
+    const endTurn = await this.turns.take(`${tenantId} ${found.token.jti}`);
+    try {
+      if (!(await this.inspector.inspect(tenantId, token, 'access_token'))?.active) return '';
+      const t = found.token;
       if (t.sessionId) {
         await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId }, actor, { correlationId: req.id });
       } else {
@@ -61,17 +63,9 @@ export class RevokeController {
           { tenantId, actor, now: this.clock.now(), correlationId: req.id },
         );
       }
-    });
-    return '';
-  }
-
-  private async oneAtATime(key: string, work: () => Promise<void>): Promise<void> {
-    const mine = (this.turns.get(key) ?? Promise.resolve()).then(work, work);
-    this.turns.set(key, mine);
-    try {
-      await mine;
     } finally {
-      if (this.turns.get(key) === mine) this.turns.delete(key);
+      endTurn();
     }
+    return '';
   }
 }

@@ -134,6 +134,8 @@ export const REFUSAL: Record<CodeRefused['data']['reason'], string> = {
   redirect_uri: 'redirect_uri does not match the authorization request',
   code_verifier: 'code_verifier does not match the code_challenge',
 };
+/** What a refresh token presented by another client is answered with. */
+export const REFRESH_REFUSAL = 'the refresh token was issued to another client';
 
 function requireLive(state: SessionState, code: 'code_invalid' | 'refresh_invalid'): void {
   if (!state.started) throw new DomainError(code, 'unknown session');
@@ -208,7 +210,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         if (rt.clientId !== c.clientId) {
           // Refused, and recorded while the token could still have been used; a thief cannot
           // end the victim's session with it.
-          if (s.revoked || c.now >= rt.expiresAt) throw new DomainError('refresh_invalid', 'the refresh token was issued to another client');
+          if (s.revoked || c.now >= rt.expiresAt) throw new DomainError('refresh_invalid', REFRESH_REFUSAL);
           return [{ type: 'RefreshRefused', data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: rt.clientId, presentedBy: c.clientId, reason: 'other_client' } }];
         }
         requireLive(s, 'refresh_invalid');

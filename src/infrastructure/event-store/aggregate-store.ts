@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { fold, type Decider, type DomainEvent } from '../../domain/shared/decider.js';
 import { setBounded } from '../../shared/bounded-map.js';
+import { Turns } from '../../shared/turns.js';
 import {
   type EventData,
   type EventMetadata,
@@ -59,8 +60,8 @@ const ATTEMPTS = 5;
  */
 export class AggregateStore {
   private readonly cache = new Map<string, Cached>();
-  /** Per stream, the turn of the command that came last: it ends when that command's append has settled. */
-  private readonly turns = new Map<string, Promise<void>>();
+  /** Commands on one stream take turns; a turn ends when its command's append has settled. */
+  private readonly turns = new Turns();
 
   constructor(private readonly events: EventStore) {}
 
@@ -83,16 +84,11 @@ export class AggregateStore {
     ctx: CommandContext,
     alongside?: Alongside<E, S, R>,
   ): Promise<Outcome<E, S, R>> {
-    const before = this.turns.get(streamId);
-    let endTurn!: () => void;
-    const turn = new Promise<void>((r) => (endTurn = r));
-    this.turns.set(streamId, turn);
+    const endTurn = await this.turns.take(streamId);
     try {
-      if (before) await before;
       return await this.decideAndAppend(streamId, decider, command, ctx, alongside, endTurn);
     } finally {
       endTurn();
-      if (this.turns.get(streamId) === turn) this.turns.delete(streamId);
     }
   }
 

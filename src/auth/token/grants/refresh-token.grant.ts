@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { REFRESH_REFUSAL } from '../../../domain/session/session.decider.js';
 import { InvalidGrant } from '../../oauth-errors.js';
 import { required, scopeList } from '../../params.js';
 import { artefactHash, mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
@@ -50,6 +51,6 @@ export class RefreshTokenGrant implements Grant {
     );
     if (response) return response;
     // Refused (and recorded) when another client presented it; otherwise a replay ended the session.
-    throw new InvalidGrant(events.some((e) => e.type === 'RefreshRefused') ? 'the refresh token was issued to another client' : 'the refresh token was already used; the session is revoked');
+    throw new InvalidGrant(events.some((e) => e.type === 'RefreshRefused') ? REFRESH_REFUSAL : 'the refresh token was already used; the session is revoked');
   }
 }
