@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi';
+import { sessionEvents, tokenHistory } from '../support/audit.js';
 import { endToEnd } from '../support/suite.js';
 import { Browser } from '../support/browser.js';
 import { BOB_PASSWORD, decodeJwt, RelyingParty, type SignedIn } from '../support/rp.js';
@@ -317,7 +318,7 @@ describe('consent for a third-party client', () => {
     expect(decodeJwt(tokens.access_token).payload).toMatchObject({ client_id: 'third', scope: 'openid email' });
     // The consent is part of the session's history.
     const sid = decodeJwt(tokens.id_token!).payload.sid as string;
-    const history = await server.app.get<ReadStore>(READ_STORE).find<{ type: string; clientId?: string }>('token_history', { tenantId: 'acme', sessionId: sid }, { sortBy: '_position' });
+    const history = await tokenHistory(server, { sessionId: sid });
     expect(history.filter((h) => h.type === 'ConsentGranted').map((h) => h.clientId)).toEqual(['third']);
 
     // Remembered: neither page again, even with prompt=none.
@@ -421,7 +422,7 @@ describe('the login form', () => {
     const redeemed = await rp.redeemRequest('web', rp.codeParams(signedIn), signedIn.redirectUri, signedIn.verifier);
     const tokenRequest = redeemed.headers.get('x-request-id')!;
     expect(tokenRequest).not.toBe(loginRequest);
-    const events = await server.app.get<EventStore>(EVENT_STORE).readStream(`session-acme.${code.slice(0, 22)}`);
+    const events = await sessionEvents(server, code);
     expect(events.map((e) => [e.type, e.metadata.correlationId])).toEqual([
       ['SessionStarted', loginRequest],
       ['UserAuthenticated', loginRequest],

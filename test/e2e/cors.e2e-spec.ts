@@ -1,5 +1,5 @@
 import { endToEnd } from '../support/suite.js';
-import { jsonOf, RelyingParty } from '../support/rp.js';
+import { basic, jsonOf, RelyingParty } from '../support/rp.js';
 import { REDIRECT, SERVICE_SECRET, WEB_SECRET } from '../support/server.js';
 
 let rp: RelyingParty;
@@ -13,7 +13,6 @@ const contract = endToEnd((s) => {
 const SPA_ORIGIN = new URL(REDIRECT).origin;
 const ELSEWHERE = 'https://elsewhere.example';
 const SPA = { clientId: 'spa', scope: 'openid profile offline_access' };
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
 function preflight(path: string, origin: string | undefined, method = 'POST', headers = 'content-type') {
   return contract.fetch(rp.url(path), {

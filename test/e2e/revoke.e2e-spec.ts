@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
-import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
+import { type HistoryEntry, tokenHistory } from '../support/audit.js';
 import { endToEnd } from '../support/suite.js';
 import { basic, decodeJwt, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
 import { type TestServer, WEB_SECRET } from '../support/server.js';
@@ -9,12 +9,7 @@ let rp: RelyingParty;
 let server: TestServer;
 endToEnd((s) => ({ rp, server } = s));
 
-interface Entry {
-  type: string;
-  actor: string;
-  data: { sessionId?: string; grantId?: string; clientId?: string; userId?: string; grants?: Array<{ grantId: string; clientId: string }> };
-}
-const history = (filter: Record<string, string>) => server.app.get<ReadStore>(READ_STORE).find<Entry>('token_history', { tenantId: 'acme', ...filter }, { sortBy: '_position' });
+const history = (filter: Record<string, string>) => tokenHistory(server, filter);
 
 describe('revocation', () => {
   it.each([
@@ -116,7 +111,7 @@ describe('the audit trail of ended tokens', () => {
     await oauthError(rp.refresh('web', web.refresh_token!));
     expect(await rp.active(spa.access_token)).toBe(false);
 
-    const ofSession = (entries: Entry[]) => entries.filter((e) => e.data.sessionId === sid);
+    const ofSession = (entries: HistoryEntry[]) => entries.filter((e) => e.data.sessionId === sid);
     const end = ofSession(await history({ sessionId: sid })).at(-1)!;
     expect(end).toMatchObject({ type: 'SessionRevoked', actor: 'client:web', data: { userId: sub, grants: [{ clientId: 'web' }, { clientId: 'spa' }] } });
     for (const clientId of ['web', 'spa']) expect(ofSession(await history({ clientId })).at(-1)!.type).toBe('SessionRevoked');

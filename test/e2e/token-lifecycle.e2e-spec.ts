@@ -1,5 +1,5 @@
 import * as oidc from 'openid-client';
-import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
+import { tokenHistory } from '../support/audit.js';
 import { Browser } from '../support/browser.js';
 import { ContractFetch } from '../support/contract-fetch.js';
 import { ALICE_PASSWORD, REDIRECT, startTestServer, type TestServer, WEB_SECRET } from '../support/server.js';
@@ -90,7 +90,7 @@ describe('token lifecycle through openid-client', () => {
     expect((await oidc.tokenIntrospection(config, refreshed.refresh_token!)).active).toBe(false);
     await expect(oidc.fetchUserInfo(config, tokens.access_token, idClaims.sub)).rejects.toThrow();
 
-    const history = await server.app.get<ReadStore>(READ_STORE).find<{ type: string }>('token_history', { tenantId: 'acme', sessionId: idClaims.sid as string }, { sortBy: '_position' });
+    const history = await tokenHistory(server, { sessionId: idClaims.sid as string });
     expect(history.map((h) => h.type)).toEqual([
       'SessionStarted',
       'UserAuthenticated',
@@ -104,10 +104,10 @@ describe('token lifecycle through openid-client', () => {
       'SessionRevoked',
     ]);
     // The subject's history holds the same events, the ends included: every session event names its user.
-    const bySubject = await server.app.get<ReadStore>(READ_STORE).find<{ type: string; data: { sessionId?: string } }>('token_history', { tenantId: 'acme', sub: idClaims.sub }, { sortBy: '_position' });
+    const bySubject = await tokenHistory(server, { sub: idClaims.sub });
     expect(bySubject.filter((h) => h.data.sessionId === idClaims.sid).map((h) => h.type)).toEqual(history.map((h) => h.type));
     // The client's history too: the session's end names the grants it ended, with their clients.
-    const byClient = await server.app.get<ReadStore>(READ_STORE).find<{ type: string; data: { sessionId?: string; grants?: unknown } }>('token_history', { tenantId: 'acme', clientId: 'web' }, { sortBy: '_position' });
+    const byClient = await tokenHistory(server, { clientId: 'web' });
     const ofSession = byClient.filter((h) => h.data.sessionId === idClaims.sid);
     expect(ofSession.map((h) => h.type)).toEqual(history.map((h) => h.type).filter((t) => t !== 'SessionStarted' && t !== 'UserAuthenticated'));
     expect(ofSession.at(-1)!.data.grants).toEqual([{ grantId: expect.any(String), clientId: 'web' }]);

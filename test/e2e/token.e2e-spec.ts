@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import * as oauth from 'oauth4webapi';
-import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
+import { sessionEvents } from '../support/audit.js';
 import { ContractFetch } from '../support/contract-fetch.js';
 import { basic, decodeJwt, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
 import { REDIRECT, SERVICE_SECRET, startTestServer, type TestServer, THIRD_SECRET, WEB_SECRET } from '../support/server.js';
@@ -39,11 +39,6 @@ afterEach(() => {
 async function code(clientId = 'web', o: Parameters<RelyingParty['signIn']>[1] = {}) {
   const s = await rp.signIn(rp.browser(), { clientId, ...o });
   return { s, params: rp.codeParams(s, clientId) };
-}
-
-/** The events of the session a code or refresh token belongs to (its first 22 characters name it). */
-async function sessionEvents(artefact: string) {
-  return (await server.app.get<EventStore>(EVENT_STORE).readStream(`session-acme.${artefact.slice(0, 22)}`)) as unknown as Array<{ type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }>;
 }
 
 async function redeemError(clientId: string, params: URLSearchParams, redirectUri: string, verifier: string | typeof oauth.nopkce) {
@@ -237,7 +232,7 @@ describe('authorization_code', () => {
     expect(await redeemError('web', params, REDIRECT, oauth.generateRandomCodeVerifier())).toMatchObject({ status: 400, error: 'invalid_grant' });
     const tokens = await rp.redeem('web', s);
     expect(await rp.active(tokens.access_token)).toBe(true);
-    const events = await sessionEvents(params.get('code')!);
+    const events = await sessionEvents(server, params.get('code')!);
     expect(events.filter((e) => e.type === 'CodeRefused').map((e) => [e.data.clientId, e.data.presentedBy, e.data.reason])).toEqual([
       ['web', 'spa', 'other_client'],
       ['web', 'web', 'code_verifier'],
@@ -326,7 +321,7 @@ describe('refresh_token', () => {
   it('refuses a refresh token presented by another client without revoking the session', async () => {
     const tokens = await rp.tokens();
     expect(await oauthError(rp.refresh('spa', tokens.refresh_token!))).toMatchObject({ status: 400, error: 'invalid_grant', description: 'the refresh token was issued to another client' });
-    expect((await sessionEvents(tokens.refresh_token!)).at(-1)).toMatchObject({ type: 'RefreshRefused', data: { clientId: 'web', presentedBy: 'spa' }, metadata: { actor: 'client:spa' } });
+    expect((await sessionEvents(server, tokens.refresh_token!)).at(-1)).toMatchObject({ type: 'RefreshRefused', data: { clientId: 'web', presentedBy: 'spa' }, metadata: { actor: 'client:spa' } });
     expect(await rp.active(tokens.access_token)).toBe(true);
     expect(await rp.active(tokens.refresh_token!)).toBe(true);
     const next = await rp.refresh('web', tokens.refresh_token!);

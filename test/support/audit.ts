@@ -1,0 +1,25 @@
+import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
+import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
+import type { TestServer } from './server.js';
+
+/** A `token_history` entry as the tests read it. */
+export interface HistoryEntry {
+  type: string;
+  actor: string;
+  clientId?: string;
+  data: { sessionId?: string; grantId?: string; clientId?: string; userId?: string; grants?: Array<{ grantId: string; clientId: string }> };
+}
+
+/** The events of the session a code, refresh token or cookie belongs to (its first 22 characters name it), on tenant acme. */
+export async function sessionEvents(server: TestServer, artefact: string) {
+  return (await server.app.get<EventStore>(EVENT_STORE).readStream(`session-acme.${artefact.slice(0, 22)}`)) as unknown as Array<{
+    type: string;
+    data: Record<string, unknown>;
+    metadata: Record<string, unknown>;
+  }>;
+}
+
+/** The `token_history` entries of tenant acme matching `filter` (sessionId, sub or clientId), in log order. */
+export function tokenHistory(server: TestServer, filter: Record<string, string>): Promise<HistoryEntry[]> {
+  return server.app.get<ReadStore>(READ_STORE).find<HistoryEntry>('token_history', { tenantId: 'acme', ...filter }, { sortBy: '_position' });
+}
