@@ -111,6 +111,15 @@ describe('token lifecycle through openid-client', () => {
     const ofSession = byClient.filter((h) => h.data.sessionId === idClaims.sid);
     expect(ofSession.map((h) => h.type)).toEqual(history.map((h) => h.type).filter((t) => t !== 'SessionStarted' && t !== 'UserAuthenticated'));
     expect(ofSession.at(-1)!.data.grants).toEqual([{ grantId: expect.any(String), clientId: 'web' }]);
+    // Each token issued is on record with how it was obtained and the key that signed it, the
+    // ID token that came with it included: after a key's compromise, what it signed is known.
+    const kid = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString()).kid as string;
+    const jti = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).jti as string;
+    const issued = history.filter((h) => h.type === 'AccessTokenIssued').map((h) => h.data);
+    expect(issued).toEqual([
+      expect.objectContaining({ grantType: 'authorization_code', jti: jti(tokens.access_token), kid: kid(tokens.access_token), idToken: { kid: kid(tokens.id_token!), expiresAt: idClaims.exp } }),
+      expect.objectContaining({ grantType: 'refresh_token', jti: jti(refreshed.access_token), kid: kid(refreshed.access_token), idToken: { kid: kid(refreshed.id_token!), expiresAt: expect.any(Number) } }),
+    ]);
     expect(JSON.stringify(history)).not.toContain(tokens.refresh_token!);
     expect(JSON.stringify(history)).not.toContain(callback.searchParams.get('code')!);
     expect(contract.checked).toBeGreaterThan(8);
@@ -134,6 +143,10 @@ describe('token lifecycle through openid-client', () => {
     expect(t.scope).toBe('orders:read');
     expect(t.refresh_token).toBeUndefined();
     expect(await oidc.tokenIntrospection(config, t.access_token)).toMatchObject({ active: true, client_id: 'service', sub: 'service', scope: 'orders:read' });
+    const [header, payload] = t.access_token.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    const recorded = (await tokenHistory(server, { clientId: 'service' })).find((h) => h.data.jti === payload.jti);
+    expect(recorded?.data).toMatchObject({ grantType: 'client_credentials', kid: header.kid });
+    expect(recorded?.data).not.toHaveProperty('idToken');
     await oidc.tokenRevocation(config, t.access_token);
     expect((await oidc.tokenIntrospection(config, t.access_token)).active).toBe(false);
   });

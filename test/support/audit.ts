@@ -7,7 +7,7 @@ export interface HistoryEntry {
   type: string;
   actor: string;
   clientId?: string;
-  data: { sessionId?: string; grantId?: string; clientId?: string; userId?: string; grants?: Array<{ grantId: string; clientId: string }> };
+  data: { sessionId?: string; grantId?: string; clientId?: string; userId?: string; jti?: string; grants?: Array<{ grantId: string; clientId: string }> } & Record<string, unknown>;
 }
 
 /** The events of the session a code, refresh token or cookie belongs to (its first 22 characters name it), on tenant acme. */

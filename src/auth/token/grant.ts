@@ -1,6 +1,9 @@
 import type { ClientView } from '../../../projections/clients.projection.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
+import type { AccessTokenSpec } from '../../domain/session/session.decider.js';
 import { uuidV7 } from '../../infrastructure/crypto/hashing.js';
+import type { LoadedKey } from '../../infrastructure/crypto/key-ring.js';
+import type { ResponseKeys } from '../tokens/token-issuer.js';
 import type { Params } from '../params.js';
 
 export interface GrantRequest {
@@ -32,10 +35,15 @@ export interface Grant {
 
 export const GRANTS = Symbol('GRANTS');
 
-/** A fresh access token of the tenant's lifetime, for the issuer as audience (RFC 9068 §3); its jti is time-ordered. */
-export function newAccessToken({ tenant, issuer, now }: GrantRequest) {
-  return { jti: uuidV7(), audience: [issuer], issuedAt: now, expiresAt: now + tenant.accessTokenTtl };
+/** A fresh access token of the tenant's lifetime, for the issuer as audience (RFC 9068 §3), signed by `key`; its jti is time-ordered. */
+export function newAccessToken({ tenant, issuer, now }: GrantRequest, key: LoadedKey) {
+  return { jti: uuidV7(), audience: [issuer], issuedAt: now, expiresAt: now + tenant.accessTokenTtl, kid: key.kid };
+}
+
+/** A user grant's access token, with the ID token that goes with it when `openid` is granted. */
+export function newUserAccessToken(request: GrantRequest, keys: ResponseKeys): AccessTokenSpec {
+  return { ...newAccessToken(request, keys.access), idToken: { kid: keys.id.kid, expiresAt: request.now + idTokenTtl(request.tenant) } };
 }
 
 /** ID tokens outlive short access tokens a little: a relying party checks them once, at sign-in. */
-export const idTokenTtl = (tenant: TenantView) => Math.max(tenant.accessTokenTtl, 600);
+const idTokenTtl = (tenant: TenantView) => Math.max(tenant.accessTokenTtl, 600);

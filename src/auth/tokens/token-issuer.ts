@@ -3,35 +3,20 @@ import { createHash } from 'node:crypto';
 import type { TenantView } from '../../../projections/tenants.projection.js';
 import type { SigningAlg } from '../../domain/tenant/tenant.events.js';
 import { decodeJwt, signJwt, signatureValid, type DecodedJwt } from '../../infrastructure/crypto/jws.js';
-import { KeyRing } from '../../infrastructure/crypto/key-ring.js';
+import { KeyRing, type LoadedKey } from '../../infrastructure/crypto/key-ring.js';
+import type { AccessTokenIssued } from '../../domain/session/session.events.js';
 import { setBounded } from '../../shared/bounded-map.js';
 import { Directory } from '../../shared/directory.js';
-import { idTokenTtl, type TokenResponse } from '../token/grant.js';
+import type { TokenResponse } from '../token/grant.js';
 
-export interface AccessTokenClaims {
-  jti: string;
-  sub: string;
-  clientId: string;
-  scope: string[];
-  audience: string[];
-  issuedAt: number;
-  expiresAt: number;
-  sessionId?: string;
-  authTime?: number;
+/** The keys a token response is signed with, chosen before the events that name them are decided. */
+export interface ResponseKeys {
+  access: LoadedKey;
+  /** The key for the client's ID token algorithm (the same key when it is the tenant's). */
+  id: LoadedKey;
 }
 
-export interface IdTokenClaims {
-  sub: string;
-  clientId: string;
-  nonce?: string;
-  authTime: number;
-  sessionId: string;
-  accessToken?: string;
-  issuedAt: number;
-  expiresAt: number;
-  /** The client's registered `id_token_signed_response_alg`; absent, the tenant's algorithm. */
-  alg?: SigningAlg;
-}
+type IssuedAccessToken = AccessTokenIssued['data'];
 
 /** OpenID Connect Core §3.1.3.6: left half of the hash (the alg's hash; SHA-512 for Ed25519) of the ASCII token. */
 function halfHash(alg: SigningAlg, value: string): string {
@@ -51,66 +36,68 @@ export class TokenIssuer {
     @Inject(Directory) private readonly directory: Directory,
   ) {}
 
-  async accessToken(tenant: TenantView, c: AccessTokenClaims): Promise<string> {
+  /** The tenant's current keys for access tokens and for this client's ID tokens. */
+  async responseKeys(tenant: TenantView, idTokenAlg?: SigningAlg): Promise<ResponseKeys> {
     const alg = tenant.signingAlg as SigningAlg;
-    const key = await this.keys.signingKey(tenant.tenantId, alg);
-    return signJwt(
-      { alg, kid: key.kid, typ: 'at+jwt' },
-      {
-        iss: this.directory.issuer(tenant.tenantId),
-        sub: c.sub,
-        aud: c.audience.length === 1 ? c.audience[0] : c.audience,
-        client_id: c.clientId,
-        scope: c.scope.join(' '),
-        jti: c.jti,
-        iat: c.issuedAt,
-        exp: c.expiresAt,
-        ...(c.sessionId ? { sid: c.sessionId } : {}),
-        ...(c.authTime ? { auth_time: c.authTime } : {}),
-      },
-      key.privateKey,
-    );
+    const access = await this.keys.signingKey(tenant.tenantId, alg);
+    return { access, id: !idTokenAlg || idTokenAlg === alg ? access : await this.keys.signingKey(tenant.tenantId, idTokenAlg) };
   }
 
-  async idToken(tenant: TenantView, c: IdTokenClaims): Promise<string> {
-    const alg = c.alg ?? (tenant.signingAlg as SigningAlg);
-    const key = await this.keys.signingKey(tenant.tenantId, alg);
+  /** The access token an `AccessTokenIssued` describes, signed with the key it names. */
+  accessToken(tenant: TenantView, t: IssuedAccessToken, key: LoadedKey, authTime?: number): Promise<string> {
     return signJwt(
-      { alg, kid: key.kid, typ: 'JWT' },
+      { alg: key.alg, kid: key.kid, typ: 'at+jwt' },
       {
         iss: this.directory.issuer(tenant.tenantId),
-        sub: c.sub,
-        aud: c.clientId,
-        azp: c.clientId,
-        iat: c.issuedAt,
-        exp: c.expiresAt,
-        auth_time: c.authTime,
-        sid: c.sessionId,
-        ...(c.nonce !== undefined ? { nonce: c.nonce } : {}),
-        ...(c.accessToken ? { at_hash: halfHash(alg, c.accessToken) } : {}),
+        sub: t.sub,
+        aud: t.audience.length === 1 ? t.audience[0] : t.audience,
+        client_id: t.clientId,
+        scope: t.scope.join(' '),
+        jti: t.jti,
+        iat: t.issuedAt,
+        exp: t.expiresAt,
+        ...(t.sessionId ? { sid: t.sessionId } : {}),
+        ...(authTime ? { auth_time: authTime } : {}),
       },
       key.privateKey,
     );
   }
 
   /**
-   * The token response for a user grant: the access token, an ID token when `openid` was
-   * granted, and the refresh token when one was issued.
+   * The token response for a user grant: the access token the event describes, the ID token
+   * it records (when `openid` was granted), and the refresh token when one was issued.
    */
   async userTokenResponse(
     tenant: TenantView,
-    c: AccessTokenClaims & { sessionId: string; authTime: number; nonce?: string; refreshToken?: string; idTokenAlg?: SigningAlg },
+    t: IssuedAccessToken & { sessionId: string },
+    keys: ResponseKeys,
+    extra: { authTime: number; nonce?: string; refreshToken?: string },
   ): Promise<TokenResponse> {
-    const accessToken = await this.accessToken(tenant, c);
-    const idToken = c.scope.includes('openid')
-      ? await this.idToken(tenant, { sub: c.sub, clientId: c.clientId, nonce: c.nonce, authTime: c.authTime, sessionId: c.sessionId, accessToken, issuedAt: c.issuedAt, expiresAt: c.issuedAt + idTokenTtl(tenant), alg: c.idTokenAlg })
+    const accessToken = await this.accessToken(tenant, t, keys.access, extra.authTime);
+    const idToken = t.idToken
+      ? await signJwt(
+          { alg: keys.id.alg, kid: keys.id.kid, typ: 'JWT' },
+          {
+            iss: this.directory.issuer(tenant.tenantId),
+            sub: t.sub,
+            aud: t.clientId,
+            azp: t.clientId,
+            iat: t.issuedAt,
+            exp: t.idToken.expiresAt,
+            auth_time: extra.authTime,
+            sid: t.sessionId,
+            ...(extra.nonce !== undefined ? { nonce: extra.nonce } : {}),
+            at_hash: halfHash(keys.id.alg, accessToken),
+          },
+          keys.id.privateKey,
+        )
       : undefined;
     return {
       access_token: accessToken,
       token_type: 'Bearer',
       expires_in: tenant.accessTokenTtl,
-      scope: c.scope.join(' '),
-      ...(c.refreshToken ? { refresh_token: c.refreshToken } : {}),
+      scope: t.scope.join(' '),
+      ...(extra.refreshToken ? { refresh_token: extra.refreshToken } : {}),
       ...(idToken ? { id_token: idToken } : {}),
     };
   }

@@ -6,7 +6,7 @@ import type { SessionEvent } from './session.events.js';
 
 const verifier = 'a'.repeat(43);
 const challenge = createHash('sha256').update(verifier).digest('base64url');
-const access = (jti: string) => ({ jti, audience: ['https://issuer'], issuedAt: 100, expiresAt: 400 });
+const access = (jti: string) => ({ jti, audience: ['https://issuer'], issuedAt: 100, expiresAt: 400, kid: 'k-at', idToken: { kid: 'k-id', expiresAt: 700 } });
 
 /** Given events, when a command, then events (or an error). */
 function given(events: SessionEvent[]) {
@@ -104,6 +104,16 @@ describe('session decider', () => {
   it('revokes nothing when a used code comes back without its verifier or redirect URI', () => {
     expect(types(given(redeemed).when(redeem({ codeVerifier: 'b'.repeat(43) })))).toEqual(['CodeRefused']);
     expect(types(given(redeemed).when(redeem({ redirectUri: 'https://rp/other' })))).toEqual(['CodeRefused']);
+  });
+
+  it('records how each access token was obtained, the key that signs it, and the ID token that goes with it', () => {
+    const issued = (events: SessionEvent[]) => events.find((e) => e.type === 'AccessTokenIssued')!.data;
+    expect(issued(given(withCode).when(redeem()))).toMatchObject({ grantType: 'authorization_code', jti: 'at1.g', kid: 'k-at', idToken: { kid: 'k-id', expiresAt: 700 } });
+    expect(issued(given(redeemed).when(rotate('r1', 'r2')))).toMatchObject({ grantType: 'refresh_token', kid: 'k-at', idToken: { kid: 'k-id', expiresAt: 700 } });
+    // No ID token without openid: a refresh that narrows the scope gets none, nor does a code granted without it.
+    expect(issued(given(redeemed).when(rotate('r1', 'r2', { scope: ['offline_access'] })))).not.toHaveProperty('idToken');
+    const apiOnly = given(started).after({ kind: 'IssueCode', code: { ...code, scope: ['api'] } });
+    expect(issued(given(apiOnly).when(redeem({ refreshRule: 'never' })))).not.toHaveProperty('idToken');
   });
 
   it('rotates a refresh token and revokes the session when a rotated one returns', () => {

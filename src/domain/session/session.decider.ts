@@ -1,14 +1,32 @@
 import { createHash } from 'node:crypto';
 import { assertNever, type Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/domain-error.js';
-import { type CodeIssued, type CodeRefused, grantTokenId, type SessionEvent } from './session.events.js';
+import { type AccessTokenIssued, type CodeIssued, type CodeRefused, grantTokenId, type SessionEvent } from './session.events.js';
 
-/** A new access token, described by the handler (ids and times come in, never made here). */
+/** A new access token, described by the handler (ids, keys and times come in, never made here). */
 export interface AccessTokenSpec {
   jti: string;
   audience: string[];
   issuedAt: number;
   expiresAt: number;
+  /** The key that will sign it. */
+  kid: string;
+  /** The ID token that goes with it when the token's scope has `openid`. */
+  idToken: { kid: string; expiresAt: number };
+}
+
+/** The `AccessTokenIssued` of a user grant: the token, and its ID token when `openid` is granted (OIDC Core §3.1.3.3). */
+function userAccessToken(
+  grant: { tenantId: string; sessionId: string; userId: string; grantId: string; clientId: string },
+  grantType: 'authorization_code' | 'refresh_token',
+  spec: AccessTokenSpec,
+  scope: string[],
+): AccessTokenIssued {
+  const { jti, idToken, ...times } = spec;
+  return {
+    type: 'AccessTokenIssued',
+    data: { ...grant, grantType, jti: grantTokenId(jti, grant.grantId), sub: grant.userId, scope, ...times, ...(scope.includes('openid') ? { idToken } : {}) },
+  };
 }
 
 export interface RefreshSpec {
@@ -198,7 +216,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         const grant = { ...ids, grantId: code.grantId, clientId: c.clientId };
         return [
           { type: 'CodeRedeemed', data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: c.clientId } },
-          { type: 'AccessTokenIssued', data: { ...grant, jti: grantTokenId(c.access.jti, code.grantId), sub: s.userId, scope: code.scope, audience: c.access.audience, issuedAt: c.access.issuedAt, expiresAt: c.access.expiresAt } },
+          userAccessToken(grant, 'authorization_code', c.access, code.scope),
           ...(earnsRefresh(c.refreshRule, code.scope)
             ? [{ type: 'RefreshTokenIssued' as const, data: { ...grant, refreshHash: c.refresh.hash, scope: code.scope, issuedAt: c.now, expiresAt: c.refresh.expiresAt } }]
             : []),
@@ -227,7 +245,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         const grant = { ...ids, grantId: rt.grantId, clientId: c.clientId };
         return [
           { type: 'RefreshRotated', data: { ...grant, fromHash: c.refreshHash, toHash: c.refresh.hash, scope: rt.scope, issuedAt: c.now, expiresAt: c.refresh.expiresAt } },
-          { type: 'AccessTokenIssued', data: { ...grant, jti: grantTokenId(c.access.jti, rt.grantId), sub: s.userId, scope, audience: c.access.audience, issuedAt: c.access.issuedAt, expiresAt: c.access.expiresAt } },
+          userAccessToken(grant, 'refresh_token', c.access, scope),
         ];
       }
       case 'RevokeAccessToken':

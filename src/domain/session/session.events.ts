@@ -67,6 +67,12 @@ export type AccessTokenIssued = DomainEvent<
     audience: string[];
     issuedAt: number;
     expiresAt: number;
+    /** How it was obtained; absent in events recorded before it was kept. */
+    grantType?: 'authorization_code' | 'refresh_token' | 'client_credentials';
+    /** The key that signed it (absent before it was kept): after a key's compromise, the tokens it signed. */
+    kid?: string;
+    /** The ID token issued with it, when `openid` was granted: the key that signed it and its expiry. */
+    idToken?: { kid: string; expiresAt: number };
   }
 >;
 export type RefreshTokenIssued = DomainEvent<

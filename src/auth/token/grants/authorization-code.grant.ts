@@ -6,7 +6,7 @@ import { InvalidGrant, InvalidRequest } from '../../oauth-errors.js';
 import { required } from '../../params.js';
 import { artefactHash, mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
-import { type Grant, type GrantRequest, newAccessToken, type TokenResponse } from '../grant.js';
+import { type Grant, type GrantRequest, newUserAccessToken, type TokenResponse } from '../grant.js';
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -36,7 +36,8 @@ export class AuthorizationCodeGrant implements Grant {
     const sessionId = sessionOf(code);
     if (!sessionId) throw new InvalidGrant('unknown authorization code');
     const codeHash = artefactHash(code);
-    const access = newAccessToken(request);
+    const keys = await this.tokens.responseKeys(tenant, client.idTokenSignedResponseAlg);
+    const access = newUserAccessToken(request, keys);
     const refresh = mintArtefact(sessionId);
     const { alongside: response, events } = await this.sessions.run(
       tenant.tenantId,
@@ -60,17 +61,10 @@ export class AuthorizationCodeGrant implements Grant {
           const token = events.find((e) => e.type === 'AccessTokenIssued');
           if (!token) return undefined;
           const issued = findCode(state, codeHash)!;
-          return this.tokens.userTokenResponse(tenant, {
-            ...access,
-            jti: token.data.jti,
-            sub: issued.userId,
-            clientId: client.clientId,
-            scope: issued.scope,
-            sessionId,
+          return this.tokens.userTokenResponse(tenant, { ...token.data, sessionId }, keys, {
             authTime: issued.authTime,
             nonce: issued.nonce,
             refreshToken: events.some((e) => e.type === 'RefreshTokenIssued') ? refresh.value : undefined,
-            idTokenAlg: client.idTokenSignedResponseAlg,
           });
         },
       },

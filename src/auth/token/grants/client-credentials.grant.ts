@@ -28,10 +28,11 @@ export class ClientCredentialsGrant implements Grant {
     const requested = scopeList(params.scope);
     if (requested?.some((s) => !allowed.includes(s))) throw new InvalidScope('the requested scope is not allowed for this client');
     const scope = requested ?? allowed;
-    const data: AccessTokenIssued['data'] = { tenantId: tenant.tenantId, ...newAccessToken(request), clientId: client.clientId, sub: client.clientId, scope };
+    const { access: key } = await this.tokens.responseKeys(tenant);
+    const data: AccessTokenIssued['data'] = { tenantId: tenant.tenantId, grantType: 'client_credentials', ...newAccessToken(request, key), clientId: client.clientId, sub: client.clientId, scope };
     // Signed while the event is being made durable; answered only once both are done.
     const [accessToken] = await Promise.all([
-      this.tokens.accessToken(tenant, data),
+      this.tokens.accessToken(tenant, data, key),
       this.aggregates.record(streams.clientTokens(tenant.tenantId, client.clientId), [{ type: 'AccessTokenIssued', data }], {
         tenantId: tenant.tenantId,
         actor: `client:${client.clientId}`,

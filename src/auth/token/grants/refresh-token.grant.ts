@@ -4,7 +4,7 @@ import { InvalidGrant } from '../../oauth-errors.js';
 import { required, scopeList } from '../../params.js';
 import { artefactHash, mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
-import { type Grant, type GrantRequest, newAccessToken, type TokenResponse } from '../grant.js';
+import { type Grant, type GrantRequest, newUserAccessToken, type TokenResponse } from '../grant.js';
 
 /**
  * RFC 6749 §6 with rotation on every use (OAuth 2.1 §4.3.1). An already-rotated token from
@@ -25,7 +25,8 @@ export class RefreshTokenGrant implements Grant {
     const presented = required(params, 'refresh_token');
     const sessionId = sessionOf(presented);
     if (!sessionId) throw new InvalidGrant('unknown refresh token');
-    const access = newAccessToken(request);
+    const keys = await this.tokens.responseKeys(tenant, client.idTokenSignedResponseAlg);
+    const access = newUserAccessToken(request, keys);
     const next = mintArtefact(sessionId);
     const { alongside: response, events } = await this.sessions.run(
       tenant.tenantId,
@@ -43,9 +44,9 @@ export class RefreshTokenGrant implements Grant {
       {
         correlationId: request.correlationId,
         // Signed while the rotation is being made durable.
-        alongside: (events, { userId, authTime }) => {
+        alongside: (events, { authTime }) => {
           const issued = events.find((e) => e.type === 'AccessTokenIssued');
-          return issued && this.tokens.userTokenResponse(tenant, { ...access, jti: issued.data.jti, sub: userId, clientId: client.clientId, scope: issued.data.scope, sessionId, authTime, refreshToken: next.value, idTokenAlg: client.idTokenSignedResponseAlg });
+          return issued && this.tokens.userTokenResponse(tenant, { ...issued.data, sessionId }, keys, { authTime, refreshToken: next.value });
         },
       },
     );
