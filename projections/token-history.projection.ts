@@ -26,6 +26,7 @@ export const TOKEN_HISTORY_EVENTS = [
   'SessionStarted',
   'UserAuthenticated',
   'LoginFailed',
+  'ClientAuthenticationFailed',
   'ConsentGranted',
   'CodeIssued',
   'CodeRedeemed',

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import * as oauth from 'oauth4webapi';
-import { sessionEvents } from '../support/audit.js';
+import { sessionEvents, tokenHistory } from '../support/audit.js';
 import { ContractFetch } from '../support/contract-fetch.js';
 import { basic, decodeJwt, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
 import { REDIRECT, SERVICE_SECRET, startTestServer, type TestServer, THIRD_SECRET, WEB_SECRET } from '../support/server.js';
@@ -178,6 +178,29 @@ describe('client authentication', () => {
     // A confidential client may not act as a public one by leaving its secret out.
     const none = await oauth.refreshTokenGrantRequest(rp.as, rp.client('web'), oauth.None(), 'x', rp.options);
     expect(await oauthError(oauth.processRefreshTokenResponse(rp.as, rp.client('web'), none))).toMatchObject({ status: 401, error: 'invalid_client' });
+  });
+
+  it("records a registered client's failed authentications on its history, at every endpoint, and never what was presented", async () => {
+    const failures = async () => (await tokenHistory(server, { clientId: 'service' })).filter((h) => h.type === 'ClientAuthenticationFailed');
+    const earlier = (await failures()).length;
+    const attempts = [
+      rp.post('/token', { grant_type: 'client_credentials' }, { authorization: basic('service', 'guessed-secret-1') }),
+      rp.post('/introspect', { token: 'x' }, { authorization: basic('service', 'guessed-secret-2') }),
+      rp.post('/revoke', { token: 'x', client_id: 'service', client_secret: 'guessed-secret-3' }),
+      rp.post('/token', { grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'guessed-secret-4' }),
+    ];
+    for (const res of await Promise.all(attempts)) expect(res.status).toBe(401);
+    const failed = (await failures()).slice(earlier);
+    expect(failed.map((h) => ({ actor: h.actor, ...h.data }))).toEqual(
+      expect.arrayContaining([
+        { actor: 'anonymous', tenantId: 'acme', clientId: 'service', endpoint: 'token', method: 'client_secret_basic', reason: 'wrong_secret' },
+        { actor: 'anonymous', tenantId: 'acme', clientId: 'service', endpoint: 'introspect', method: 'client_secret_basic', reason: 'wrong_secret' },
+        { actor: 'anonymous', tenantId: 'acme', clientId: 'service', endpoint: 'revoke', method: 'client_secret_post', reason: 'wrong_method' },
+      ]),
+    );
+    expect(failed).toHaveLength(3);
+    expect(JSON.stringify(await tokenHistory(server, { clientId: 'nobody' }))).toBe('[]');
+    expect(JSON.stringify(failed)).not.toContain('guessed-secret');
   });
 
   it('answers a request without any client authentication with 401 invalid_client', async () => {

@@ -1,6 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ClientView } from '../../../projections/clients.projection.js';
+import type { ClientAuthenticationFailed } from '../../domain/client/client.events.js';
+import { streams } from '../../domain/shared/stream-names.js';
 import { constantTimeEqual, sha256 } from '../../infrastructure/crypto/hashing.js';
+import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
+import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { InvalidClient, InvalidRequest } from '../oauth-errors.js';
 import type { Params } from '../params.js';
@@ -45,25 +49,36 @@ export function presentedCredentials(authorization: string | undefined, params: 
 
 /**
  * Authenticates the client at the token, introspection and revocation endpoints with the
- * method it registered. Secrets are compared as SHA-256 hashes in constant time.
+ * method it registered. Secrets are compared as SHA-256 hashes in constant time. A registered
+ * client's failure is recorded (ClientAuthenticationFailed) before it is answered.
  */
 @Injectable()
 export class ClientAuthenticator {
-  constructor(@Inject(Directory) private readonly directory: Directory) {}
+  constructor(
+    @Inject(Directory) private readonly directory: Directory,
+    @Inject(AggregateStore) private readonly aggregates: AggregateStore,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
 
-  async authenticate(tenantId: string, authorization: string | undefined, params: Params, options: { allowPublic: boolean }): Promise<ClientView> {
+  async authenticate(
+    tenantId: string,
+    authorization: string | undefined,
+    params: Params,
+    options: { allowPublic: boolean; endpoint: ClientAuthenticationFailed['data']['endpoint']; correlationId: string },
+  ): Promise<ClientView> {
     const presented = presentedCredentials(authorization, params);
     const client = await this.directory.client(tenantId, presented.clientId);
-    const fail = (why: string): never => {
-      throw new InvalidClient(why);
-    };
-    if (!client) return fail('client authentication failed');
-    if (client.tokenEndpointAuthMethod !== presented.method) return fail('client authentication failed');
-    if (presented.method === 'none') {
-      if (!options.allowPublic) return fail('this endpoint requires client authentication');
-      return client;
+    if (!client) throw new InvalidClient('client authentication failed');
+    const wrongMethod = client.tokenEndpointAuthMethod !== presented.method;
+    if (wrongMethod || (presented.method !== 'none' && !(client.secretHash && constantTimeEqual(sha256(presented.secret ?? ''), client.secretHash)))) {
+      const failed: ClientAuthenticationFailed = {
+        type: 'ClientAuthenticationFailed',
+        data: { tenantId, clientId: client.clientId, endpoint: options.endpoint, method: presented.method, reason: wrongMethod ? 'wrong_method' : 'wrong_secret' },
+      };
+      await this.aggregates.record(streams.clientTokens(tenantId, client.clientId), [failed], { tenantId, actor: 'anonymous', now: this.clock.now(), correlationId: options.correlationId });
+      throw new InvalidClient('client authentication failed');
     }
-    if (!client.secretHash || !constantTimeEqual(sha256(presented.secret ?? ''), client.secretHash)) return fail('client authentication failed');
+    if (presented.method === 'none' && !options.allowPublic) throw new InvalidClient('this endpoint requires client authentication');
     return client;
   }
 }

@@ -21,7 +21,7 @@ export class IntrospectController {
   async introspect(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<Record<string, unknown>> {
     await this.directory.requireTenant(tenantId);
     const params = formParams(req);
-    await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: false });
+    await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: false, endpoint: 'introspect', correlationId: req.id });
     const token = required(params, 'token');
     const found = await this.inspector.inspect(tenantId, token, params.token_type_hint as TokenHint | undefined);
     if (!found?.active) return { active: false };

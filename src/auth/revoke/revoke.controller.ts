@@ -36,7 +36,7 @@ export class RevokeController {
   async revoke(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     await this.directory.requireTenant(tenantId);
     const params = formParams(req);
-    const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true });
+    const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true, endpoint: 'revoke', correlationId: req.id });
     requireClientOrigin(req, reply, client, true);
     const token = required(params, 'token');
     const actor = `client:${client.clientId}`;

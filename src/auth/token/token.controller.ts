@@ -30,7 +30,7 @@ export class TokenController {
     const tenant = await this.directory.requireTenant(tenantId);
     if (req.query && Object.keys(req.query).length) throw new InvalidRequest('parameters belong in the request body');
     const params = formParams(req);
-    const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true });
+    const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true, endpoint: 'token', correlationId: req.id });
     requireClientOrigin(req, reply, client, true);
     const grantType = params.grant_type;
     if (!grantType) throw new InvalidRequest('grant_type is required');

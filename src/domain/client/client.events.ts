@@ -23,3 +23,14 @@ export interface ClientRegistration {
 
 export type ClientCreated = DomainEvent<'ClientCreated', { tenantId: string } & ClientRegistration>;
 export type ClientEvent = ClientCreated;
+
+/**
+ * A registered client failed to authenticate at the token, introspection or revocation
+ * endpoint: a wrong secret, or another method than the one it registered. Recorded on the
+ * client's token stream, by an anonymous actor, without what was presented. An unknown
+ * client id is not recorded: there is no client to attribute it to.
+ */
+export type ClientAuthenticationFailed = DomainEvent<
+  'ClientAuthenticationFailed',
+  { tenantId: string; clientId: string; endpoint: 'token' | 'introspect' | 'revoke'; method: TokenEndpointAuthMethod; reason: 'wrong_secret' | 'wrong_method' }
+>;

@@ -5,7 +5,7 @@ export const streams = {
   user: (tenantId: string, userId: string) => `user-${tenantId}.${userId}`,
   usernameReservation: (tenantId: string, username: string) => `username-${tenantId}.${username.toLowerCase()}`,
   signingKeys: (tenantId: string) => `signingkeys-${tenantId}`,
-  /** Tokens a client obtained for itself (client_credentials). */
+  /** Tokens a client obtained for itself (client_credentials), and its failed authentications. */
   clientTokens: (tenantId: string, clientId: string) => `clienttokens-${tenantId}.${clientId}`,
   loginFailures: (tenantId: string) => `loginfailures-${tenantId}`,
   session: (tenantId: string, sessionId: string) => `session-${tenantId}.${sessionId}`,
