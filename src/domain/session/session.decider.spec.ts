@@ -134,6 +134,26 @@ describe('session decider', () => {
     expect(errorCode(() => s.when(rotate('unknown', 'x')))).toBe('refresh_invalid');
   });
 
+  it('keeps a bounded list of refresh tokens over endless rotations: each token once, the expired ones dropped', () => {
+    // A rotation every 10 s, each token living 100 s: about ten tokens are unexpired at any time.
+    let events = redeemed;
+    const at = (i: number) => ({ now: 200 + 10 * i, refresh: { hash: `r${i + 1}`, expiresAt: 300 + 10 * i } });
+    for (let i = 1; i <= 1000; i++) events = given(events).after(rotate(`r${i}`, `r${i + 1}`, at(i)));
+    const s = given(events);
+    let links = 0;
+    for (let link = s.state.refresh; link; link = link.next) links++;
+    expect(links).toBeLessThan(100);
+    const now = at(1000).now;
+    // The newest rotates; a rotated token still unexpired is a replay that ends the session...
+    expect(types(s.when(rotate('r1001', 'x', { now })))).toEqual(['RefreshRotated', 'AccessTokenIssued']);
+    expect(types(s.when(rotate('r995', 'x', { now })))).toEqual(['RefreshReplayed', 'SessionRevoked']);
+    // ...while one long expired is refused like any expired token, ending nothing.
+    expect(errorCode(() => s.when(rotate('r1', 'x', { now })))).toBe('refresh_invalid');
+    expect(s.when({ kind: 'RevokeRefreshToken', refreshHash: 'r1', clientId: 'web' })).toEqual([]);
+    // Compaction depends only on the events: folding them again gives the same state.
+    expect(fold(sessionDecider, events)).toEqual(s.state);
+  });
+
   it('does not let another client revoke the session with a stolen rotated token', () => {
     const rotated = given(redeemed).after(rotate('r1', 'r2'));
     expect(given(rotated).when(rotate('r1', 'r3', { clientId: 'other' }))).toEqual([

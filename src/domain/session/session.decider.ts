@@ -93,8 +93,14 @@ export interface SessionState {
   codes: readonly CodeState[];
   /** Redeemed codes, newest first. */
   redeemedCodes: Chain<CodeState> | null;
-  /** Every change of a refresh token's status, newest first: a token's first entry is its status now. */
+  /**
+   * Every change of a refresh token's status, newest first: a token's first entry is its status
+   * now. Compacted as it grows (see compact): each token once, the expired ones gone.
+   */
   refresh: Chain<RefreshState> | null;
+  /** Links in `refresh`, and how many were left by its last compaction. */
+  refreshLinks: number;
+  refreshCompacted: number;
   revokedGrants: string[];
 }
 
@@ -109,6 +115,8 @@ const initialState: SessionState = {
   codes: [],
   redeemedCodes: null,
   refresh: null,
+  refreshLinks: 0,
+  refreshCompacted: 0,
   revokedGrants: [],
 };
 
@@ -132,9 +140,34 @@ function findRefresh(s: SessionState, hash: string): RefreshState | undefined {
 }
 
 /** The refresh token `hash`, if the session knows it, now with `status`. */
-function withStatus(s: SessionState, hash: string | undefined, status: RefreshState['status']): Chain<RefreshState> | null {
+function withStatus(s: SessionState, hash: string | undefined, status: RefreshState['status']): Pick<SessionState, 'refresh' | 'refreshLinks'> {
   const found = hash === undefined ? undefined : findRefresh(s, hash);
-  return found ? { item: { ...found, status }, next: s.refresh } : s.refresh;
+  return found ? { refresh: { item: { ...found, status }, next: s.refresh }, refreshLinks: s.refreshLinks + 1 } : { refresh: s.refresh, refreshLinks: s.refreshLinks };
+}
+
+/** Links a session keeps before its refresh-token list is first compacted. */
+const COMPACT_AFTER = 64;
+
+/**
+ * Drops what no decision can use any more: the older entries of each token (its first one is
+ * its status now) and the tokens expired at `now`, which are refused whatever their status (a
+ * rotated one that has expired is no longer a sign of theft, as it could not be used anyway).
+ * Run when the list has doubled since the last compaction, so a rotation costs constant time
+ * on average and a session keeps about two entries per token still unexpired, however many
+ * rotations it has had.
+ */
+function compact(s: SessionState, now: number): SessionState {
+  if (s.refreshLinks < COMPACT_AFTER || s.refreshLinks < 2 * s.refreshCompacted) return s;
+  const seen = new Set<string>();
+  const kept: RefreshState[] = [];
+  for (let link = s.refresh; link; link = link.next) {
+    if (seen.has(link.item.hash)) continue;
+    seen.add(link.item.hash);
+    if (now < link.item.expiresAt) kept.push(link.item);
+  }
+  let refresh: Chain<RefreshState> | null = null;
+  for (let i = kept.length - 1; i >= 0; i--) refresh = { item: kept[i], next: refresh };
+  return { ...s, refresh, refreshLinks: kept.length, refreshCompacted: kept.length };
 }
 
 /** The grants of the session that have not ended, each with its client (one code made each grant). */
@@ -289,11 +322,11 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'RefreshRotated': {
         const hash = e.type === 'RefreshTokenIssued' ? e.data.refreshHash : e.data.toHash;
         const added: RefreshState = { hash, grantId: e.data.grantId, clientId: e.data.clientId, scope: e.data.scope, expiresAt: e.data.expiresAt, status: 'active' };
-        const from = e.type === 'RefreshRotated' ? e.data.fromHash : undefined;
-        return { ...s, refresh: { item: added, next: withStatus(s, from, 'rotated') } };
+        const from = withStatus(s, e.type === 'RefreshRotated' ? e.data.fromHash : undefined, 'rotated');
+        return compact({ ...s, refresh: { item: added, next: from.refresh }, refreshLinks: from.refreshLinks + 1 }, e.data.issuedAt);
       }
       case 'TokenRevoked':
-        return e.data.refreshHash ? { ...s, refresh: withStatus(s, e.data.refreshHash, 'revoked') } : s;
+        return e.data.refreshHash ? { ...s, ...withStatus(s, e.data.refreshHash, 'revoked') } : s;
       case 'CodeReplayed':
       case 'GrantRevoked':
         return s.revokedGrants.includes(e.data.grantId) ? s : { ...s, revokedGrants: [...s.revokedGrants, e.data.grantId] };
