@@ -103,7 +103,11 @@ describe('tokens that are not active', () => {
     const cc = await oauth.clientCredentialsGrantRequest(other.as, other.client('web'), oauth.ClientSecretBasic(WEB_SECRET), {}, other.options);
     const { access_token } = await oauth.processClientCredentialsResponse(other.as, other.client('web'), cc);
     const atOther = await oauth.introspectionRequest(other.as, other.client('web'), oauth.ClientSecretBasic(WEB_SECRET), access_token, other.options);
-    expect(await oauth.processIntrospectionResponse(other.as, other.client('web'), atOther)).toMatchObject({ active: true, iss: other.issuer });
+    const described = await oauth.processIntrospectionResponse(other.as, other.client('web'), atOther);
+    expect(described).toMatchObject({ active: true, iss: other.issuer });
+    // No scope granted (openid is a user's scope): the token and its description carry no scope at all (RFC 9068 §2.2.3).
+    expect(decodeJwt(access_token).payload).not.toHaveProperty('scope');
+    expect(described).not.toHaveProperty('scope');
     expect(await rp.introspect(access_token)).toEqual({ active: false });
 
     const acme = await rp.tokens();
@@ -145,6 +149,15 @@ describe('token_type_hint', () => {
     expect(await rp.introspect(tokens.refresh_token!, 'web', 'access_token')).toMatchObject(refresh);
     const unknownHint = await rp.post('/introspect', { token: tokens.refresh_token!, token_type_hint: 'id_token' }, { authorization: basic('web', WEB_SECRET) });
     expect((await jsonOf(unknownHint)).body).toMatchObject(refresh);
+  });
+
+  it("tells no other client about a client's refresh token, while any confidential client may introspect access tokens", async () => {
+    const tokens = await rp.tokens();
+    for (const caller of ['third', 'service']) {
+      expect({ caller, ...(await rp.introspect(tokens.refresh_token!, caller)) }).toEqual({ caller, active: false });
+      expect(await rp.introspect(tokens.access_token, caller)).toMatchObject({ active: true, client_id: 'web' });
+    }
+    expect(await rp.introspect(tokens.refresh_token!, 'web')).toMatchObject({ active: true, token_type: 'refresh_token', client_id: 'web' });
   });
 
   it('describes a client_credentials token without a user', async () => {

@@ -70,11 +70,6 @@ describe('requests without a usable token', () => {
     expect(r.cacheControl).toBe('no-store');
   });
 
-  it('answers a client_credentials token (no user) with 401 invalid_token', async () => {
-    const { access_token } = await rp.clientCredentials('service');
-    expect(await challengeOf(access_token)).toMatchObject({ status: 401, error: 'invalid_token' });
-  });
-
   it('answers a revoked token with 401 invalid_token', async () => {
     const tokens = await rp.tokens();
     await rp.revoke(tokens.access_token);
@@ -84,6 +79,11 @@ describe('requests without a usable token', () => {
   it('answers an ID token used as an access token with 401 invalid_token', async () => {
     const tokens = await rp.tokens({ scope: 'openid' });
     expect(await challengeOf(tokens.id_token!)).toMatchObject({ status: 401, error: 'invalid_token' });
+  });
+
+  it("answers a client's own token (client_credentials: no user, never openid) with 403 insufficient_scope", async () => {
+    const { access_token } = await rp.clientCredentials('service');
+    expect(await challengeOf(access_token)).toMatchObject({ status: 403, error: 'insufficient_scope', body: { error: 'insufficient_scope' } });
   });
 
   it('answers a user token without the openid scope with 403 insufficient_scope', async () => {

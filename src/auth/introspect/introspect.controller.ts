@@ -21,15 +21,18 @@ export class IntrospectController {
   async introspect(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<Record<string, unknown>> {
     await this.directory.requireTenant(tenantId);
     const params = formParams(req);
-    await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: false, endpoint: 'introspect', correlationId: req.id });
+    const caller = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: false, endpoint: 'introspect', correlationId: req.id });
     const token = required(params, 'token');
     const found = await this.inspector.inspect(tenantId, token, params.token_type_hint as TokenHint | undefined);
     if (!found?.active) return { active: false };
     const t = found.token;
+    // RFC 7662 §4: a refresh token concerns only the client it was issued to (a resource
+    // server never holds one), so another client learns nothing of it, not even that it lives.
+    if (t.kind === 'refresh_token' && t.clientId !== caller.clientId) return { active: false };
     const user = t.userId ? await this.directory.user(tenantId, t.userId) : null;
     return {
       active: true,
-      scope: t.scope.join(' '),
+      ...(t.scope.length ? { scope: t.scope.join(' ') } : {}),
       client_id: t.clientId,
       ...(user ? { username: user.username } : {}),
       token_type: t.kind === 'access_token' ? 'Bearer' : 'refresh_token',

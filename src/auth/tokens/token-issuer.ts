@@ -52,7 +52,8 @@ export class TokenIssuer {
         sub: t.sub,
         aud: t.audience.length === 1 ? t.audience[0] : t.audience,
         client_id: t.clientId,
-        scope: t.scope.join(' '),
+        // RFC 9068 §2.2.3: the scopes granted; none granted, no claim.
+        ...(t.scope.length ? { scope: t.scope.join(' ') } : {}),
         jti: t.jti,
         iat: t.issuedAt,
         exp: t.expiresAt,

@@ -35,14 +35,15 @@ export class UserinfoController {
     const header = req.headers.authorization;
     if (!header || header.slice(0, 7).toLowerCase() !== 'bearer ') throw new BearerRequired('an access token is required in the Authorization header');
     const found = await this.inspector.inspect(tenantId, header.slice(7).trim(), 'access_token');
-    if (!found?.active || found.token.kind !== 'access_token' || !found.token.userId) throw new InvalidToken('the access token is invalid, expired or revoked');
+    if (!found?.active || found.token.kind !== 'access_token') throw new InvalidToken('the access token is invalid, expired or revoked');
     const { scope, userId, clientId } = found.token;
     if (req.headers.origin !== undefined) {
       const client = await this.directory.client(tenantId, clientId);
       if (!client) throw new InvalidToken('the client of the access token no longer exists');
       requireClientOrigin(req, reply, client, false);
     }
-    if (!scope.includes('openid')) throw new InsufficientScope('the access token lacks the openid scope');
+    // A client's own token (client_credentials) has no user, and never the openid scope.
+    if (!userId || !scope.includes('openid')) throw new InsufficientScope('the access token lacks the openid scope');
     const user = await this.directory.user(tenantId, userId);
     if (!user) throw new InvalidToken('the user no longer exists');
     const available: Record<string, unknown> = { ...user.claims, sub: user.userId, updated_at: Math.floor(Date.parse(user.updatedAt) / 1000) };
