@@ -67,10 +67,19 @@ export class RequestUriNotSupported extends OAuthError {
   readonly code = 'request_uri_not_supported';
   readonly status = 400;
 }
+export class RegistrationNotSupported extends OAuthError {
+  readonly code = 'registration_not_supported';
+  readonly status = 400;
+}
 /** RFC 6750 §3.1: 401 with `WWW-Authenticate: Bearer error="invalid_token"`. */
 export class InvalidToken extends OAuthError {
   readonly code = 'invalid_token';
   readonly status = 401;
+}
+/** RFC 6750 §3.1: a malformed request to a resource (the token sent in more than one way), with the Bearer challenge. */
+export class InvalidBearerRequest extends OAuthError {
+  readonly code = 'invalid_request';
+  readonly status = 400;
 }
 /** RFC 6750 §3.1: no credentials at all; the challenge carries no error code. */
 export class BearerRequired extends OAuthError {

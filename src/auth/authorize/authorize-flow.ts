@@ -18,6 +18,7 @@ import {
   LoginRequired,
   type OAuthError,
   RedirectableError,
+  RegistrationNotSupported,
   RequestNotSupported,
   RequestUriNotSupported,
   UnauthorizedClient,
@@ -33,6 +34,8 @@ import { type AuthorizationRequest, Interactions } from './interaction.js';
 
 /** RFC 7636 §4.2: a challenge is 43 to 128 unreserved characters. */
 const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
+/** RFC 7636 §4.2: an S256 challenge is BASE64URL(SHA256(verifier)), 43 characters; any other could never match. */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const PROMPTS = new Set(['none', 'login', 'consent']);
 const CODE_TTL_SECONDS = 60;
 /**
@@ -75,6 +78,8 @@ export class AuthorizeFlow {
     for (const [name, max] of Object.entries(MAX_LENGTH)) if ((params[name]?.length ?? 0) > max) fail(new InvalidRequest(`${name} must be at most ${max} characters`));
     if (params.request !== undefined) fail(new RequestNotSupported('request objects are not supported'));
     if (params.request_uri !== undefined) fail(new RequestUriNotSupported('request_uri is not supported'));
+    // OpenID Connect Core §7.2.1: self-issued clients' registration metadata.
+    if (params.registration !== undefined) fail(new RegistrationNotSupported('the registration parameter is not supported'));
     if (params.response_type === undefined) fail(new InvalidRequest('response_type is required'));
     if (params.response_type !== 'code') fail(new UnsupportedResponseType('only response_type=code is supported'));
     if (!client.grantTypes.includes('authorization_code')) fail(new UnauthorizedClient('the client may not use the authorization code grant'));
@@ -84,6 +89,7 @@ export class AuthorizeFlow {
     if (method !== 'S256' && method !== 'plain') fail(new InvalidRequest('code_challenge_method must be S256 or plain'));
     if (method === 'plain' && tenant.securityProfile === 'strict') fail(new InvalidRequest('this tenant requires code_challenge_method=S256'));
     if (!CODE_CHALLENGE.test(challenge!)) fail(new InvalidRequest('code_challenge must be 43 to 128 unreserved characters'));
+    if (method === 'S256' && !S256_CHALLENGE.test(challenge!)) fail(new InvalidRequest('an S256 code_challenge is the 43-character base64url SHA-256 of the verifier'));
     const scope = scopeList(params.scope) ?? client.scope.filter((s) => s !== 'offline_access');
     if (scope.length === 0 || scope.some((s) => !client.scope.includes(s))) fail(new InvalidScope('the requested scope is not allowed for this client'));
     const prompt = scopeList(params.prompt) ?? [];
