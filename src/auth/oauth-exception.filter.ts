@@ -5,6 +5,7 @@ import { DomainError } from '../domain/shared/domain-error.js';
 import { escapeHtml, formPostPage, page } from '../shared/html.js';
 import {
   BearerRequired,
+  InvalidBearerRequest,
   InsufficientScope,
   InvalidClient,
   InvalidRequest,
@@ -65,7 +66,7 @@ function sendError(reply: FastifyReply, error: OAuthError): void {
     reply.header('www-authenticate', 'Bearer').send();
     return;
   }
-  if (error instanceof InvalidToken || error instanceof InsufficientScope) {
+  if (error instanceof InvalidToken || error instanceof InsufficientScope || error instanceof InvalidBearerRequest) {
     reply.header('www-authenticate', `Bearer error="${error.code}"${error.description ? `, error_description="${error.description}"` : ''}`);
   }
   reply.send(error.description ? { error: error.code, error_description: error.description } : { error: error.code });

@@ -57,6 +57,21 @@ describe('requests without a usable token', () => {
     expect(r.text).toBe('');
   });
 
+  it('refuses a token sent both in the header and in the query or a form body with 400 invalid_request (RFC 6750 §2, §3.1)', async () => {
+    const bearer = { authorization: `Bearer ${token}` };
+    const twice = [
+      await userinfo(`/userinfo?access_token=${encodeURIComponent(token)}`, { headers: bearer }),
+      await userinfo('/userinfo', { method: 'POST', headers: { ...bearer, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ access_token: token }) }),
+    ];
+    for (const r of twice) {
+      expect(r.status).toBe(400);
+      expect(r.challenge).toMatch(/^Bearer .*error="invalid_request"/);
+      expect(JSON.parse(r.text)).toMatchObject({ error: 'invalid_request' });
+    }
+    // The header alone is answered.
+    expect((await userinfo('/userinfo', { headers: bearer })).status).toBe(200);
+  });
+
   it('answers another authentication scheme as no token', async () => {
     const r = await userinfo('/userinfo', { headers: { authorization: `Basic ${Buffer.from('web:secret').toString('base64')}` } });
     expect(r.status).toBe(401);
@@ -119,7 +134,7 @@ describe('claims', () => {
       }
     }
     // POST with a form body: the body is ignored, the header counts.
-    const r = await userinfo('/oauth/userinfo', { method: 'POST', headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' }, body: 'access_token=garbage' });
+    const r = await userinfo('/oauth/userinfo', { method: 'POST', headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' }, body: 'unrelated=garbage' });
     expect(r.status).toBe(200);
     const alias = await oauth.userInfoRequest({ ...rp.as, userinfo_endpoint: `${rp.issuer}/oauth/userinfo` }, rp.client('web'), token, rp.options);
     expect(await oauth.processUserInfoResponse(rp.as, rp.client('web'), sub, alias)).toEqual(expected);

@@ -2,13 +2,16 @@ import { Controller, Get, Header, HttpCode, Inject, Param, Post, Req, Res } from
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Directory } from '../../shared/directory.js';
 import { requireClientOrigin } from '../cors.js';
-import { BearerRequired, InsufficientScope, InvalidToken } from '../oauth-errors.js';
+import { BearerRequired, InsufficientScope, InvalidBearerRequest, InvalidToken } from '../oauth-errors.js';
 import { SCOPE_CLAIMS } from '../scopes.js';
 import { TokenInspector } from '../tokens/token-inspector.js';
 
+const hasParam = (source: unknown, name: string) => typeof source === 'object' && source !== null && Object.hasOwn(source, name);
+
 /**
  * OpenID Connect Core §5.3 userinfo. The access token is taken from the Authorization
- * header only (RFC 6750 §2.1); a token in the query or the body counts as no token.
+ * header only (RFC 6750 §2.1); a token in the query or the body counts as no token, and
+ * beside the header makes the request invalid.
  */
 @Controller(':tenant')
 export class UserinfoController {
@@ -34,6 +37,9 @@ export class UserinfoController {
     await this.directory.requireTenant(tenantId);
     const header = req.headers.authorization;
     if (!header || header.slice(0, 7).toLowerCase() !== 'bearer ') throw new BearerRequired('an access token is required in the Authorization header');
+    // RFC 6750 §2: one way per request. A token in the query or the body is never used, but
+    // sent beside the header it makes the request malformed (§3.1).
+    if (hasParam(req.query, 'access_token') || hasParam(req.body, 'access_token')) throw new InvalidBearerRequest('send the access token in the Authorization header only');
     const found = await this.inspector.inspect(tenantId, header.slice(7).trim(), 'access_token');
     if (!found?.active || found.token.kind !== 'access_token') throw new InvalidToken('the access token is invalid, expired or revoked');
     const { scope, userId, clientId } = found.token;
