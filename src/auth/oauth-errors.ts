@@ -19,6 +19,16 @@ export class InvalidRequest extends OAuthError {
   readonly code = 'invalid_request';
   readonly status = 400;
 }
+/** RFC 9110 §15.5.14: the body is larger than any request here needs (64 KiB). */
+export class ContentTooLarge extends OAuthError {
+  readonly code = 'invalid_request';
+  readonly status = 413;
+}
+/** RFC 9110 §15.5.16: a body in a content coding (`Content-Encoding`) the server does not decode. */
+export class UnsupportedContentEncoding extends OAuthError {
+  readonly code = 'invalid_request';
+  readonly status = 415;
+}
 /**
  * RFC 6749 §5.2: 401 with a Basic challenge, the scheme the Authorization header accepts. Sent
  * whatever method the client tried, since every 401 names a scheme (RFC 9110 §15.5.2).

@@ -5,6 +5,7 @@ import { DomainError } from '../domain/shared/domain-error.js';
 import { escapeHtml, formPostPage, page } from '../shared/html.js';
 import {
   BearerRequired,
+  ContentTooLarge,
   InvalidBearerRequest,
   InsufficientScope,
   InvalidClient,
@@ -125,9 +126,8 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
     if (status === 404) return new NotFound('no such endpoint');
     if (status === 405) return new InvalidRequest('method not allowed');
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      return new InvalidRequest(status === 413 ? 'request body too large' : status === 415 ? 'unsupported content type' : 'malformed request');
-    }
+    if (status === 413) return new ContentTooLarge('request body too large');
+    if (typeof status === 'number' && status >= 400 && status < 500) return new InvalidRequest(status === 415 ? 'unsupported content type' : 'malformed request');
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return new ServerError();
   }

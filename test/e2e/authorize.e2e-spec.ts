@@ -35,8 +35,8 @@ function expectNotFramable(res: Response): void {
 }
 
 /** A 400 HTML page shown to the user, never a redirect. */
-async function expectErrorPage(res: Response): Promise<string> {
-  expect(res.status).toBe(400);
+async function expectErrorPage(res: Response, status = 400): Promise<string> {
+  expect(res.status).toBe(status);
   expect(res.headers.get('location')).toBeNull();
   expect(res.headers.get('content-type')).toMatch(/^text\/html/);
   return res.text();
@@ -97,13 +97,14 @@ describe('requests that must not be sent back to the client', () => {
     await expectErrorPage(res);
   });
 
-  it('shows a 400 page for a body the server cannot read: multipart, broken JSON, too large', async () => {
-    const bodies: Array<[string, string]> = [
-      ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="client_id"\r\n\r\nweb\r\n--x--\r\n'],
-      ['application/json', '{'],
-      ['application/x-www-form-urlencoded', `client_id=web&x=${'a'.repeat(70_000)}`],
+  it('shows an error page for a body the server cannot read: multipart, broken JSON (400), too large (413), compressed (415)', async () => {
+    const bodies: Array<[Record<string, string>, string, number]> = [
+      [{ 'content-type': 'multipart/form-data; boundary=x' }, '--x\r\nContent-Disposition: form-data; name="client_id"\r\n\r\nweb\r\n--x--\r\n', 400],
+      [{ 'content-type': 'application/json' }, '{', 400],
+      [{ 'content-type': 'application/x-www-form-urlencoded' }, `client_id=web&x=${'a'.repeat(70_000)}`, 413],
+      [{ 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'br' }, 'client_id=web', 415],
     ];
-    for (const [type, body] of bodies) await expectErrorPage(await contract.fetch(rp.as.authorization_endpoint!, { method: 'POST', headers: { 'content-type': type }, body }));
+    for (const [headers, body, status] of bodies) await expectErrorPage(await contract.fetch(rp.as.authorization_endpoint!, { method: 'POST', headers, body }), status);
   });
 });
 

@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import * as oauth from 'oauth4webapi';
 import { sessionEvents, tokenHistory } from '../support/audit.js';
 import { ContractFetch } from '../support/contract-fetch.js';
@@ -118,6 +119,17 @@ describe('malformed requests and unsupported grants', () => {
     // Not even parseable: refused before the controller, still as an OAuth error.
     const broken = await contract.fetch(`${rp.issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: basic('service', SERVICE_SECRET) }, body: '{' });
     expect(await jsonOf(broken)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+  });
+
+  it('answers a body over 64 KiB with 413, and a compressed one with 415, both invalid_request (RFC 9110 §15.5.14, §15.5.16)', async () => {
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', authorization: basic('service', SERVICE_SECRET) };
+    const large = await contract.fetch(`${rp.issuer}/token`, { method: 'POST', headers, body: `grant_type=client_credentials&pad=${'a'.repeat(70_000)}` });
+    expect(await jsonOf(large)).toMatchObject({ status: 413, body: { error: 'invalid_request' } });
+    const gzipped = await contract.fetch(`${rp.issuer}/token`, { method: 'POST', headers: { ...headers, 'content-encoding': 'gzip' }, body: new Uint8Array(gzipSync('grant_type=client_credentials')) });
+    expect(await jsonOf(gzipped)).toMatchObject({ status: 415, body: { error: 'invalid_request' } });
+    // Declared as the identity coding, the body is read as it is.
+    const identity = await contract.fetch(`${rp.issuer}/token`, { method: 'POST', headers: { ...headers, 'content-encoding': 'identity' }, body: 'grant_type=client_credentials' });
+    expect(identity.status).toBe(200);
   });
 
   it('answers parameters in the query string with invalid_request', async () => {

@@ -1,4 +1,5 @@
 import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
+import { ProjectionRunner } from '../../src/infrastructure/read-store/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
 import type { TestServer } from './server.js';
 
@@ -19,7 +20,11 @@ export async function sessionEvents(server: TestServer, artefact: string) {
   }>;
 }
 
-/** The `token_history` entries of tenant acme matching `filter` (sessionId, sub or clientId), in log order. */
-export function tokenHistory(server: TestServer, filter: Record<string, string>): Promise<HistoryEntry[]> {
+/**
+ * The `token_history` entries of tenant acme matching `filter` (sessionId, sub or clientId), in
+ * log order, once the view has caught up with every event appended so far.
+ */
+export async function tokenHistory(server: TestServer, filter: Record<string, string>): Promise<HistoryEntry[]> {
+  await server.app.get(ProjectionRunner).waitFor(['token_history'], await server.app.get<EventStore>(EVENT_STORE).headPosition());
   return server.app.get<ReadStore>(READ_STORE).find<HistoryEntry>('token_history', { tenantId: 'acme', ...filter }, { sortBy: '_position' });
 }
