@@ -120,7 +120,7 @@ describe('errors sent back to the client with state and iss', () => {
     ['response_type is missing', 'response_type', undefined, 'invalid_request'],
     ['response_type=token (implicit)', 'response_type', 'token', 'unsupported_response_type'],
     ['response_type=code id_token (hybrid)', 'response_type', 'code id_token', 'unsupported_response_type'],
-    ['the scope is not registered for the client', 'scope', 'openid admin', 'invalid_scope'],
+    ['no requested scope is registered for the client', 'scope', 'admin', 'invalid_scope'],
     ['a request object is sent', 'request', 'eyJhbGciOiJub25lIn0.eyJpc3MiOiJ3ZWIifQ.', 'request_not_supported'],
     ['a request_uri is sent', 'request_uri', 'urn:ietf:params:oauth:request_uri:abc', 'request_uri_not_supported'],
     ['registration metadata are sent (OpenID Connect Core §7.2.1)', 'registration', '{"logo_uri":"https://rp/logo.png"}', 'registration_not_supported'],
@@ -248,12 +248,21 @@ describe('response_mode=form_post', () => {
   });
 
   it('posts errors the same way', async () => {
-    const req = await rp.request({ scope: 'openid admin', extra: { response_mode: 'form_post' } });
+    const req = await rp.request({ scope: 'admin', extra: { response_mode: 'form_post' } });
     const res = await rp.browser().get(req.url);
     expect(res.status).toBe(200);
     const { action, fields } = Browser.form(await res.text());
     expect(action).toBe(REDIRECT);
     expect(fields).toMatchObject({ error: 'invalid_scope', state: req.state, iss: rp.issuer });
+  });
+});
+
+describe('scope', () => {
+  it('leaves out the values the client is not registered for, and names what was granted (OpenID Connect Core §3.1.2.1, RFC 6749 §3.3)', async () => {
+    const tokens = await rp.tokens({ scope: 'openid profile phone admin' });
+    expect(tokens.scope).toBe('openid profile');
+    expect(decodeJwt(tokens.access_token).payload.scope).toBe('openid profile');
+    expect(tokens.id_token).toBeTruthy();
   });
 });
 
@@ -279,7 +288,7 @@ describe('POST /authorize', () => {
     const s: SignedIn = { res: ok, ...req, callback: new URL(ok.headers.get('location')!), loginShown: false };
     expect(rp.codeParams(s).get('code')).toBeTruthy();
 
-    const bad = await rp.request({ scope: 'openid admin' });
+    const bad = await rp.request({ scope: 'admin' });
     const res = await browser.post(rp.as.authorization_endpoint!, Object.fromEntries(new URL(bad.url).searchParams));
     expect(clientError(res, bad.state).error).toBe('invalid_scope');
   });

@@ -90,8 +90,12 @@ export class AuthorizeFlow {
     if (method === 'plain' && tenant.securityProfile === 'strict') fail(new InvalidRequest('this tenant requires code_challenge_method=S256'));
     if (!CODE_CHALLENGE.test(challenge!)) fail(new InvalidRequest('code_challenge must be 43 to 128 unreserved characters'));
     if (method === 'S256' && !S256_CHALLENGE.test(challenge!)) fail(new InvalidRequest('an S256 code_challenge is the 43-character base64url SHA-256 of the verifier'));
-    const scope = scopeList(params.scope) ?? client.scope.filter((s) => s !== 'offline_access');
-    if (scope.length === 0 || scope.some((s) => !client.scope.includes(s))) fail(new InvalidScope('the requested scope is not allowed for this client'));
+    // OpenID Connect Core §3.1.2.1 (scope values not understood are ignored) and RFC 6749 §3.3
+    // (the server may grant less): values the client is not registered for are left out, and
+    // the token response names what was granted. Nothing left is an error.
+    const requested = scopeList(params.scope);
+    const scope = requested ? requested.filter((s) => client.scope.includes(s)) : client.scope.filter((s) => s !== 'offline_access');
+    if (scope.length === 0) fail(new InvalidScope(requested ? 'none of the requested scopes is allowed for this client' : 'the client is registered for no scope'));
     const prompt = scopeList(params.prompt) ?? [];
     if (prompt.some((p) => !PROMPTS.has(p)) || (prompt.includes('none') && prompt.length > 1)) fail(new InvalidRequest('prompt must be none, or any of login and consent'));
     let maxAge: number | undefined;
