@@ -2,7 +2,7 @@ import * as oauth from 'oauth4webapi';
 import { sessionEvents, tokenHistory } from '../support/audit.js';
 import { endToEnd } from '../support/suite.js';
 import { Browser } from '../support/browser.js';
-import { BOB_PASSWORD, decodeJwt, RelyingParty, type SignedIn } from '../support/rp.js';
+import { BOB_PASSWORD, decodeJwt, oauthError, RelyingParty, type SignedIn } from '../support/rp.js';
 import { ALICE_PASSWORD, REDIRECT, type TestServer } from '../support/server.js';
 import { sha256 } from '../../src/infrastructure/crypto/hashing.js';
 import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
@@ -210,6 +210,26 @@ describe('errors sent back to the client with state and iss', () => {
       const bad = await rp.signIn(rp.browser(), { extra: { id_token_hint: hint } });
       expect(clientError(bad.res, bad.state).error).toBe('invalid_request');
     }
+  });
+
+  it('ends the session a browser held when another user signs in in it: one user per browser', async () => {
+    const browser = rp.browser();
+    const alice = await rp.tokens({}, browser);
+    const signedIn = await rp.signIn(browser, { username: 'bob', password: BOB_PASSWORD, extra: { prompt: 'login' } });
+    expect(signedIn.loginShown).toBe(true);
+    const bob = await rp.redeem('web', signedIn);
+    // Alice's session, which no browser could reach any more, is over with all its tokens.
+    expect(await rp.active(alice.access_token)).toBe(false);
+    expect(await oauthError(rp.refresh('web', alice.refresh_token!))).toMatchObject({ error: 'invalid_grant' });
+    expect(await rp.active(bob.access_token)).toBe(true);
+    const aliceSid = decodeJwt(alice.id_token!).payload.sid as string;
+    const ended = (await tokenHistory(server, { sessionId: aliceSid })).at(-1)!;
+    const bobSub = decodeJwt(bob.id_token!).payload.sub as string;
+    expect(ended).toMatchObject({ type: 'SessionRevoked', actor: `user:${bobSub}`, data: { reason: 'another_user_signed_in', grants: [expect.objectContaining({ clientId: 'web' })] } });
+    // The same user signing in again keeps the session.
+    const again = await rp.tokens({ username: 'bob', password: BOB_PASSWORD, extra: { prompt: 'login' } }, browser);
+    expect(decodeJwt(again.id_token!).payload.sid).toBe(decodeJwt(bob.id_token!).payload.sid);
+    expect(await rp.active(bob.access_token)).toBe(true);
   });
 
   it('issues a code to each of many parallel prompt=none requests in one browser session', async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { assertNever, type Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/domain-error.js';
-import { type AccessTokenIssued, type CodeIssued, type CodeRefused, grantTokenId, type SessionEvent } from './session.events.js';
+import { type AccessTokenIssued, type CodeIssued, type CodeRefused, grantTokenId, type SessionEndReason, type SessionEvent } from './session.events.js';
 
 /** A new access token, described by the handler (ids, keys and times come in, never made here). */
 export interface AccessTokenSpec {
@@ -52,7 +52,7 @@ export type SessionCommand =
   | { kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec }
   | { kind: 'RevokeAccessToken'; jti: string; grantId?: string; clientId: string }
   | { kind: 'RevokeRefreshToken'; refreshHash: string; clientId: string }
-  | { kind: 'EndSession'; reason: 'logout' | 'admin' };
+  | { kind: 'EndSession'; reason: SessionEndReason };
 
 export interface CodeState extends Omit<CodeIssued['data'], 'tenantId' | 'sessionId'> {
   redeemed: boolean;

@@ -94,12 +94,15 @@ export type TokenRevoked = DomainEvent<
 export type GrantRevoked = DomainEvent<'GrantRevoked', { tenantId: string; sessionId: string; userId: string; grantId: string; clientId: string; reason: 'code_replayed' | 'refresh_revoked' }>;
 /**
  * Every token of the session ends. `grants` lists the grants that had not ended before, each
- * with its client: the applications a logout concerns.
+ * with its client: the applications a logout concerns. `another_user_signed_in`: the browser
+ * holding the session signed in as someone else (one user per browser).
  */
 export type SessionRevoked = DomainEvent<
   'SessionRevoked',
-  { tenantId: string; sessionId: string; userId: string; grants: Array<{ grantId: string; clientId: string }>; reason: 'refresh_replayed' | 'logout' | 'admin' }
+  { tenantId: string; sessionId: string; userId: string; grants: Array<{ grantId: string; clientId: string }>; reason: SessionEndReason | 'refresh_replayed' }
 >;
+/** Why a session is ended on request (a replayed refresh token ends one by itself). */
+export type SessionEndReason = 'logout' | 'admin' | 'another_user_signed_in';
 
 /**
  * A code of the session was presented and refused in a way that says it may have leaked: by

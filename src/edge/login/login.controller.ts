@@ -68,6 +68,9 @@ export class LoginController {
       sessionId = current.sessionId;
       await this.sessions.run(tenantId, sessionId, { kind: 'Reauthenticate', userId: user.userId, now }, `user:${user.userId}`, { correlationId: req.id });
     } else {
+      // One user per browser: signing in as someone else ends the session this browser held,
+      // which its cookie no longer reaches and whose tokens would otherwise live on unseen.
+      if (current) await this.sessions.run(tenantId, current.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in' }, `user:${user.userId}`, { correlationId: req.id });
       sessionId = newSessionId();
       const cookie = mintArtefact(sessionId);
       await this.sessions.run(tenantId, sessionId, { kind: 'StartSession', tenantId, sessionId, userId: user.userId, cookieHash: cookie.hash, now }, `user:${user.userId}`, { correlationId: req.id });
