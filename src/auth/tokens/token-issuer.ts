@@ -24,9 +24,9 @@ function halfHash(alg: SigningAlg, value: string): string {
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
-/** Signs access tokens (RFC 9068) and ID tokens with the tenant's current key; verifies its own JWTs. */
 const VERIFIED_LIMIT = 20_000;
 
+/** Signs access tokens (RFC 9068) and ID tokens with the keys chosen for them; verifies its own JWTs. */
 @Injectable()
 export class TokenIssuer {
   private readonly verified = new Map<string, DecodedJwt>();

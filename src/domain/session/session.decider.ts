@@ -22,10 +22,10 @@ function userAccessToken(
   spec: AccessTokenSpec,
   scope: string[],
 ): AccessTokenIssued {
-  const { jti, idToken, ...times } = spec;
+  const { jti, idToken, ...token } = spec;
   return {
     type: 'AccessTokenIssued',
-    data: { ...grant, grantType, jti: grantTokenId(jti, grant.grantId), sub: grant.userId, scope, ...times, ...(scope.includes('openid') ? { idToken } : {}) },
+    data: { ...grant, grantType, jti: grantTokenId(jti, grant.grantId), sub: grant.userId, scope, ...token, ...(scope.includes('openid') ? { idToken } : {}) },
   };
 }
 
