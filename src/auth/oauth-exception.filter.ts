@@ -21,6 +21,7 @@ import {
 } from './oauth-errors.js';
 import { WrongExpectedRevisionError } from '../infrastructure/event-store/event-store.port.js';
 import type { RouteMethods } from './route-methods.js';
+import { sendFlowResult } from './authorize/flow-result.js';
 import { ProjectionLagError } from '../infrastructure/read-store/projection-runner.js';
 
 /** Routes a browser opens (the authorization endpoint and the pages it leads to): their errors are pages, never JSON. */
@@ -28,8 +29,7 @@ const BROWSER_ROUTE = /\/(authorize|login|consent|logout)$/;
 
 /** The HTML page of an error that is shown to the user and never sent to a client. */
 function sendErrorPage(reply: FastifyReply, e: OAuthError): void {
-  reply.status(e.status).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store');
-  reply.send(page('Request rejected', `<h1>Request rejected</h1><p class="error">${escapeHtml(e.code)}: ${escapeHtml(e.description ?? '')}</p>`));
+  sendFlowResult(reply, { kind: 'html', status: e.status, body: page('Request rejected', `<h1>Request rejected</h1><p class="error">${escapeHtml(e.code)}: ${escapeHtml(e.description ?? '')}</p>`) });
 }
 
 /**
@@ -107,14 +107,10 @@ export class OAuthExceptionFilter implements ExceptionFilter {
   private redirect(reply: FastifyReply, e: RedirectableError): void {
     const { redirectUri, responseMode, state, iss } = e.redirect;
     const fields = { error: e.error.code, error_description: e.error.description, state, iss };
-    reply.header('cache-control', 'no-store');
-    if (responseMode === 'form_post') {
-      reply.status(200).header('content-type', 'text/html; charset=utf-8').send(formPostPage(redirectUri, fields));
-      return;
-    }
+    if (responseMode === 'form_post') return sendFlowResult(reply, { kind: 'html', status: 200, body: formPostPage(redirectUri, fields), framable: true });
     const url = new URL(redirectUri);
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) url.searchParams.set(k, v);
-    reply.redirect(url.href, 302);
+    sendFlowResult(reply, { kind: 'redirect', location: url.href });
   }
 
   private toOAuthError(exception: unknown): OAuthError {

@@ -28,10 +28,14 @@ function clientError(res: Response, state: string | typeof oauth.expectNoState, 
   throw new Error(`expected an error response, got ${location.href}`);
 }
 
-/** RFC 6819 §4.4.1.9: a page the user acts on (login, consent) is never shown inside another site's frame. */
+/**
+ * RFC 6819 §4.4.1.9: a page (login, consent, an error) is never shown inside another site's
+ * frame, and its URL never travels on as a Referer.
+ */
 function expectNotFramable(res: Response): void {
   expect(res.headers.get('x-frame-options')).toBe('DENY');
   expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+  expect(res.headers.get('referrer-policy')).toBe('no-referrer');
 }
 
 /** A 400 HTML page shown to the user, never a redirect. */
@@ -39,6 +43,8 @@ async function expectErrorPage(res: Response, status = 400): Promise<string> {
   expect(res.status).toBe(status);
   expect(res.headers.get('location')).toBeNull();
   expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  expect(res.headers.get('cache-control')).toBe('no-store');
+  expectNotFramable(res);
   return res.text();
 }
 
@@ -249,8 +255,10 @@ describe('response_mode=form_post', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    // A relying party may run this in a hidden iframe (silent renewal), so it may be framed.
+    // A relying party may run this in a hidden iframe (silent renewal), so it may be framed;
+    // its Referer is the origin alone, so that the POST keeps its Origin header.
     expect(res.headers.get('x-frame-options')).toBeNull();
+    expect(res.headers.get('referrer-policy')).toBe('strict-origin');
     const html = await res.text();
     expect(html).toMatch(/<form method="post" action="http:\/\/127\.0\.0\.1:9999\/cb">/);
     expect(html).toContain('document.forms[0].submit()');
@@ -271,6 +279,7 @@ describe('response_mode=form_post', () => {
     const req = await rp.request({ scope: 'admin', extra: { response_mode: 'form_post' } });
     const res = await rp.browser().get(req.url);
     expect(res.status).toBe(200);
+    expect(res.headers.get('x-frame-options')).toBeNull();
     const { action, fields } = Browser.form(await res.text());
     expect(action).toBe(REDIRECT);
     expect(fields).toMatchObject({ error: 'invalid_scope', state: req.state, iss: rp.issuer });
