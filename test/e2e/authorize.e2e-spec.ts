@@ -484,6 +484,33 @@ describe('the login form', () => {
     expect(failed).toMatchObject({ type: 'LoginFailed', data: { reason: 'bad_password', userId: bob.userId, clientId: 'web' }, metadata: { actor: 'anonymous' } });
   });
 
+  it('slows password guessing: after five failures for a username, each next attempt waits (429, Retry-After), known user or not', async () => {
+    // A success clears what earlier tests left of bob's count.
+    await rp.tokens({ username: 'bob', password: BOB_PASSWORD });
+    const browser = rp.browser();
+    const form = await loginPage(browser);
+    const post = (username: string, password: string) => browser.post(form.action, { ...form.fields, username, password });
+    for (let i = 0; i < 5; i++) expect((await post('bob', 'guess')).status).toBe(401);
+    // Even the right password waits: it is not even checked.
+    const held = await post('bob', BOB_PASSWORD);
+    expect(held.status).toBe(429);
+    expect(held.headers.get('retry-after')).toBe('1');
+    expectNotFramable(held);
+    const page = await held.text();
+    expect(errorText(page)).toMatch(/^Too many failed sign-ins with this username\. Try again in 1 s\.$/);
+    expect(page).toContain('name="password"');
+    // A username that does not exist is held up alike, so the wait tells nothing; and parallel guesses
+    // cannot all slip in before the first one fails.
+    const guesses = await Promise.all(Array.from({ length: 8 }, () => post('nobody-here', 'guess')));
+    expect(guesses.map((r) => r.status).sort()).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    // Once the wait is over the right password signs in, and the count starts again.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await post('bob', BOB_PASSWORD)).status).toBe(302);
+    const other = rp.browser();
+    const again = await loginPage(other);
+    expect((await other.post(again.action, { ...again.fields, username: 'bob', password: 'guess' })).status).toBe(401);
+  });
+
   it('refuses an interaction link replayed in another browser with a 400 page', async () => {
     const browser = rp.browser();
     const req = await rp.request();

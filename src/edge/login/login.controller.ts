@@ -16,6 +16,7 @@ import { AggregateStore } from '../../infrastructure/event-store/aggregate-store
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { escapeHtml, page } from '../../shared/html.js';
+import { LoginThrottle } from './login-throttle.js';
 
 /**
  * The tenant's sign-in page: a plain form (username, password) that works without
@@ -32,6 +33,7 @@ export class LoginController {
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(KeyEncryption) private readonly keys: KeyEncryption,
+    @Inject(LoginThrottle) private readonly throttle: LoginThrottle,
   ) {}
 
   @Get('login')
@@ -48,6 +50,16 @@ export class LoginController {
     const params = formParams(req);
     const request = this.pending(tenantId, params.interaction, req.headers.cookie);
     const username = params.username ?? '';
+    // Usernames are matched without regard to case, and so are they counted.
+    const throttled = `${tenantId}\n${username.toLowerCase()}`;
+    const wait = this.throttle.attempt(throttled, this.clock.now().getTime());
+    if (wait > 0) {
+      // Refused without looking at the password; the failures that led here are on record.
+      const seconds = Math.ceil(wait / 1000);
+      reply.header('retry-after', String(seconds));
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, `Too many failed sign-ins with this username. Try again in ${seconds} s.`));
+      return;
+    }
     const user = username ? await this.directory.userByUsername(tenantId, username) : null;
     const ok = await verifyPassword(params.password ?? '', user?.passwordHash ?? (await DUMMY_PASSWORD_HASH));
     if (!user || !ok) {
@@ -60,6 +72,7 @@ export class LoginController {
       sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 401, 'Wrong username or password.'));
       return;
     }
+    this.throttle.succeeded(throttled);
     const now = this.clock.seconds();
     const current = await this.browser.current(tenantId, req.headers.cookie);
     let cookies: string[] = [];

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { setBounded } from '../../shared/bounded-map.js';
+
+/** Failed sign-ins one username may have before each next attempt must wait. */
+export const FREE_FAILURES = 5;
+/** The longest wait: a throttle that slows guessing, not a lockout an attacker could impose. */
+const MAX_WAIT_MS = 15 * 60_000;
+/** A count no attempt has touched for this long starts again from zero. */
+const FORGET_AFTER_MS = 24 * 3600_000;
+const KEPT = 100_000;
+
+/**
+ * Slows password guessing at the sign-in page (RFC 6749 §10.10, OWASP ASVS 2.2.1). After
+ * FREE_FAILURES failed attempts for one username, each next attempt must wait twice as long
+ * as the one before (1 s, 2 s, 4 s, ... up to 15 min) after the last; a success clears the
+ * count. Unknown usernames count alike, so a wait says nothing about which usernames exist.
+ * An attempt counts as failed from the moment it is allowed (a success clears it), so parallel
+ * guesses cannot all pass before the first one fails. Kept in this process's memory.
+ */
+@Injectable()
+export class LoginThrottle {
+  private readonly failures = new Map<string, { count: number; at: number }>();
+
+  /** Milliseconds `key` must still wait, or 0, in which case this attempt is counted now. */
+  attempt(key: string, now: number): number {
+    const last = this.failures.get(key);
+    const count = last && now - last.at < FORGET_AFTER_MS ? last.count : 0;
+    const wait = count >= FREE_FAILURES ? Math.min(2 ** (count - FREE_FAILURES) * 1000, MAX_WAIT_MS) - (now - last!.at) : 0;
+    if (wait > 0) return wait;
+    setBounded(this.failures, key, { count: count + 1, at: now }, KEPT);
+    return 0;
+  }
+
+  succeeded(key: string): void {
+    this.failures.delete(key);
+  }
+}
