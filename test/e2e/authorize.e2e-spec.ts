@@ -389,11 +389,18 @@ describe('re-authentication', () => {
     const browser = rp.browser();
     const first = await rp.tokens({}, browser);
     const authTime = decodeJwt(first.id_token!).payload.auth_time as number;
+    const oldCookie = browser.cookie('sid')!;
     const s = await rp.signIn(browser, { extra: { prompt: 'login' } });
     expect(s.loginShown).toBe(true);
     const tokens = await rp.redeem('web', s);
     expect(decodeJwt(tokens.id_token!).payload.auth_time).toBeGreaterThanOrEqual(authTime);
     expect(decodeJwt(tokens.id_token!).payload.sid).toBe(decodeJwt(first.id_token!).payload.sid);
+    // The same session under a new cookie: a copy of the old one gains nothing from the new sign-in.
+    expect(browser.cookie('sid')).not.toBe(oldCookie);
+    const withOld = await rp.request({ extra: { prompt: 'none' } });
+    const res = await contract.fetch(withOld.url, { headers: { cookie: `sid=${oldCookie}` }, redirect: 'manual' });
+    expect(clientError(res, withOld.state).error).toBe('login_required');
+    expect(rp.codeParams(await rp.signIn(browser, { extra: { prompt: 'none' } })).get('code')).toBeTruthy();
   });
 
   it('max_age=0 shows the login form again although the browser has a session', async () => {

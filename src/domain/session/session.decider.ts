@@ -46,7 +46,7 @@ function earnsRefresh(rule: RefreshRule, scope: readonly string[]): boolean {
 
 export type SessionCommand =
   | { kind: 'StartSession'; tenantId: string; sessionId: string; userId: string; cookieHash: string; now: number }
-  | { kind: 'Reauthenticate'; userId: string; now: number }
+  | { kind: 'Reauthenticate'; userId: string; cookieHash: string; now: number }
   | { kind: 'IssueCode'; code: Omit<CodeIssued['data'], 'tenantId' | 'sessionId' | 'userId' | 'authTime'> }
   | { kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string | undefined; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule }
   | { kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec }
@@ -207,7 +207,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'Reauthenticate':
         requireLive(s, 'code_invalid');
         if (c.userId !== s.userId) throw new DomainError('invalid_value', 'another user is signed in to this session');
-        return [{ type: 'UserAuthenticated', data: { ...ids, method: 'pwd', authTime: c.now } }];
+        return [{ type: 'UserAuthenticated', data: { ...ids, method: 'pwd', authTime: c.now, cookieHash: c.cookieHash } }];
       case 'IssueCode':
         requireLive(s, 'code_invalid');
         return [
@@ -308,7 +308,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'SessionStarted':
         return { ...s, started: true, tenantId: e.data.tenantId, sessionId: e.data.sessionId, userId: e.data.userId, cookieHash: e.data.cookieHash, authTime: e.data.authTime };
       case 'UserAuthenticated':
-        return { ...s, authTime: e.data.authTime };
+        return { ...s, authTime: e.data.authTime, cookieHash: e.data.cookieHash ?? s.cookieHash };
       case 'CodeIssued': {
         const { tenantId: _t, sessionId: _s, ...code } = e.data;
         return { ...s, codes: [...s.codes, { ...code, redeemed: false }] };

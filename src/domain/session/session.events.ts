@@ -7,7 +7,8 @@ import type { DomainEvent } from '../shared/decider.js';
  * tokens ended as well as how they began; an event about a grant names the grant's client.
  */
 export type SessionStarted = DomainEvent<'SessionStarted', { tenantId: string; sessionId: string; userId: string; cookieHash: string; authTime: number }>;
-export type UserAuthenticated = DomainEvent<'UserAuthenticated', { tenantId: string; sessionId: string; userId: string; method: 'pwd'; authTime: number }>;
+/** The user proved who they are; on a sign-in again, the session's cookie is replaced (`cookieHash`), so a copy of the old one is worth nothing. */
+export type UserAuthenticated = DomainEvent<'UserAuthenticated', { tenantId: string; sessionId: string; userId: string; method: 'pwd'; authTime: number; cookieHash?: string }>;
 export type CodeIssued = DomainEvent<
   'CodeIssued',
   {

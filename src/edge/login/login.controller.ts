@@ -78,8 +78,11 @@ export class LoginController {
     let cookies: string[] = [];
     let sessionId: string;
     if (current && current.userId === user.userId) {
+      // The same session, with a new cookie: a copy of the old one does not gain the new sign-in.
       sessionId = current.sessionId;
-      await this.sessions.run(tenantId, sessionId, { kind: 'Reauthenticate', userId: user.userId, now }, `user:${user.userId}`, { correlationId: req.id });
+      const cookie = mintArtefact(sessionId);
+      await this.sessions.run(tenantId, sessionId, { kind: 'Reauthenticate', userId: user.userId, cookieHash: cookie.hash, now }, `user:${user.userId}`, { correlationId: req.id });
+      cookies = [this.browser.cookie(tenantId, SESSION_COOKIE, cookie.value)];
     } else {
       // One user per browser: signing in as someone else ends the session this browser held,
       // which its cookie no longer reaches and whose tokens would otherwise live on unseen.
