@@ -506,13 +506,16 @@ describe('the login form', () => {
     const page = await held.text();
     expect(errorText(page)).toMatch(/^Too many failed sign-ins with this username\. Try again in 1 s\.$/);
     expect(page).toContain('name="password"');
-    // A username that does not exist is held up alike, so the wait tells nothing; and parallel guesses
-    // cannot all slip in before the first one fails.
+    // A username that does not exist is held up alike, so the wait tells nothing; and parallel
+    // guesses take turns, so they cannot all slip in before the first one fails.
     const guesses = await Promise.all(Array.from({ length: 8 }, () => post('nobody-here', 'guess')));
     expect(guesses.map((r) => r.status).sort()).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
-    // Once the wait is over the right password signs in, and the count starts again.
+    // Once the wait is over the right password signs in, and the count starts again; parallel
+    // sign-ins with the right password all pass (attempts take turns, none counts as failed early).
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await post('bob', BOB_PASSWORD)).status).toBe(302);
+    const parallel = await Promise.all(Array.from({ length: 8 }, () => rp.signIn(rp.browser(), { username: 'bob', password: BOB_PASSWORD })));
+    expect(parallel.map((s) => s.res.status)).toEqual(Array(8).fill(302));
     const other = rp.browser();
     const again = await loginPage(other);
     expect((await other.post(again.action, { ...again.fields, username: 'bob', password: 'guess' })).status).toBe(401);

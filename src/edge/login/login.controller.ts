@@ -51,17 +51,20 @@ export class LoginController {
     const request = this.pending(tenantId, params.interaction, req.headers.cookie);
     const username = params.username ?? '';
     // Usernames are matched without regard to case, and so are they counted.
-    const throttled = `${tenantId}\n${username.toLowerCase()}`;
-    const wait = this.throttle.attempt(throttled, this.clock.now().getTime());
-    if (wait > 0) {
+    const attempt = await this.throttle.attempt(`${tenantId}\n${username.toLowerCase()}`, () => this.clock.now().getTime(), async () => {
+      const user = username ? await this.directory.userByUsername(tenantId, username) : null;
+      // The password is checked against some hash whether or not the user exists: the same time either way.
+      const ok = await verifyPassword(params.password ?? '', user?.passwordHash ?? (await DUMMY_PASSWORD_HASH));
+      return { user, ok: ok && user !== null };
+    });
+    if ('wait' in attempt) {
       // Refused without looking at the password; the failures that led here are on record.
-      const seconds = Math.ceil(wait / 1000);
+      const seconds = Math.ceil(attempt.wait / 1000);
       reply.header('retry-after', String(seconds));
       sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, `Too many failed sign-ins with this username. Try again in ${seconds} s.`));
       return;
     }
-    const user = username ? await this.directory.userByUsername(tenantId, username) : null;
-    const ok = await verifyPassword(params.password ?? '', user?.passwordHash ?? (await DUMMY_PASSWORD_HASH));
+    const { user, ok } = attempt;
     if (!user || !ok) {
       // Nobody was authenticated: the attempt is anonymous, made on the sign-in page of the client.
       const clientId = request.clientId;
@@ -72,7 +75,6 @@ export class LoginController {
       sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 401, 'Wrong username or password.'));
       return;
     }
-    this.throttle.succeeded(throttled);
     const now = this.clock.seconds();
     const current = await this.browser.current(tenantId, req.headers.cookie);
     let cookies: string[] = [];
