@@ -43,7 +43,7 @@ export class RevokeController {
     // A refresh token is decided on its session's stream, which knows every one it issued.
     const sessionId = sessionOf(token);
     if (sessionId) {
-      await this.sessions.run(tenantId, sessionId, { kind: 'RevokeRefreshToken', refreshHash: artefactHash(token), clientId: client.clientId }, actor, { correlationId: req.id });
+      await this.sessions.run(tenantId, sessionId, { kind: 'RevokeRefreshToken', refreshHash: artefactHash(token), clientId: client.clientId, now: this.clock.seconds() }, actor, { correlationId: req.id });
       return '';
     }
     const found = await this.inspector.inspect(tenantId, token, 'access_token');

@@ -130,7 +130,7 @@ describe('session decider', () => {
     const s = given(events);
     expect(types(s.when(rotate('r1001', 'r1002')))).toEqual(['RefreshRotated', 'AccessTokenIssued']);
     expect(types(s.when(rotate('r1', 'x')))).toEqual(['RefreshReplayed', 'SessionRevoked']);
-    expect(types(s.when({ kind: 'RevokeRefreshToken', refreshHash: 'r500', clientId: 'web' }))).toEqual(['TokenRevoked', 'GrantRevoked']);
+    expect(types(s.when({ kind: 'RevokeRefreshToken', refreshHash: 'r500', clientId: 'web', now: 200 }))).toEqual(['TokenRevoked', 'GrantRevoked']);
     expect(errorCode(() => s.when(rotate('unknown', 'x')))).toBe('refresh_invalid');
   });
 
@@ -149,9 +149,28 @@ describe('session decider', () => {
     expect(types(s.when(rotate('r995', 'x', { now })))).toEqual(['RefreshReplayed', 'SessionRevoked']);
     // ...while one long expired is refused like any expired token, ending nothing.
     expect(errorCode(() => s.when(rotate('r1', 'x', { now })))).toBe('refresh_invalid');
-    expect(s.when({ kind: 'RevokeRefreshToken', refreshHash: 'r1', clientId: 'web' })).toEqual([]);
-    // Compaction depends only on the events: folding them again gives the same state.
-    expect(fold(sessionDecider, events)).toEqual(s.state);
+    expect(s.when({ kind: 'RevokeRefreshToken', refreshHash: 'r1', clientId: 'web', now })).toEqual([]);
+    // What the list keeps is exactly each unexpired token with its status now, read from the events themselves.
+    const expected = new Map<string, string>();
+    for (const e of events) {
+      if (e.type === 'RefreshTokenIssued' && e.data.expiresAt > now) expected.set(e.data.refreshHash, 'active');
+      if (e.type === 'RefreshRotated') {
+        if (e.data.expiresAt > now) expected.set(e.data.toHash, 'active');
+        if (expected.has(e.data.fromHash)) expected.set(e.data.fromHash, 'rotated');
+      }
+    }
+    const kept = new Map<string, string>();
+    for (let link = s.state.refresh; link; link = link.next) if (!kept.has(link.item.hash) && link.item.expiresAt > now) kept.set(link.item.hash, link.item.status);
+    expect(kept).toEqual(expected);
+  });
+
+  it('refuses a rotated token past its own expiry without ending anything, compacted or not', () => {
+    // A short session (never compacted): r1 expired at 1000, rotated at 200.
+    const s = given(given(redeemed).after(rotate('r1', 'r2')));
+    expect(types(s.when(rotate('r1', 'x', { now: 999 })))).toEqual(['RefreshReplayed', 'SessionRevoked']);
+    expect(errorCode(() => s.when(rotate('r1', 'x', { now: 1000 })))).toBe('refresh_invalid');
+    expect(s.when({ kind: 'RevokeRefreshToken', refreshHash: 'r1', clientId: 'web', now: 1000 })).toEqual([]);
+    expect(types(s.when({ kind: 'RevokeRefreshToken', refreshHash: 'r1', clientId: 'web', now: 999 }))).toEqual(['TokenRevoked', 'GrantRevoked']);
   });
 
   it('does not let another client revoke the session with a stolen rotated token', () => {

@@ -51,7 +51,7 @@ export type SessionCommand =
   | { kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string | undefined; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule }
   | { kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec }
   | { kind: 'RevokeAccessToken'; jti: string; grantId?: string; clientId: string }
-  | { kind: 'RevokeRefreshToken'; refreshHash: string; clientId: string }
+  | { kind: 'RevokeRefreshToken'; refreshHash: string; clientId: string; now: number }
   | { kind: 'EndSession'; reason: SessionEndReason };
 
 export interface CodeState extends Omit<CodeIssued['data'], 'tenantId' | 'sessionId'> {
@@ -265,6 +265,9 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
           return [{ type: 'RefreshRefused', data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: rt.clientId, presentedBy: c.clientId, reason: 'other_client' } }];
         }
         requireLive(s, 'refresh_invalid');
+        // Past its own expiry a token is refused whatever its status: a rotated one could not
+        // have been used anyway, so it no longer ends the session (and compact forgets it).
+        if (c.now >= rt.expiresAt) throw new DomainError('refresh_invalid', 'the refresh token has expired');
         if (rt.status === 'rotated') {
           return [
             { type: 'RefreshReplayed', data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: c.clientId } },
@@ -272,7 +275,6 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
           ];
         }
         if (rt.status === 'revoked' || s.revokedGrants.includes(rt.grantId)) throw new DomainError('refresh_invalid', 'the refresh token was revoked');
-        if (c.now >= rt.expiresAt) throw new DomainError('refresh_invalid', 'the refresh token has expired');
         const scope = c.scope ?? rt.scope;
         if (scope.some((x) => !rt.scope.includes(x))) throw new DomainError('invalid_value', 'scope exceeds the original grant');
         const grant = { ...ids, grantId: rt.grantId, clientId: c.clientId };
@@ -287,8 +289,8 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return [{ type: 'TokenRevoked', data: { ...ids, grantId: c.grantId, clientId: c.clientId, tokenType: 'access_token', jti: c.jti, reason: 'revocation_request' } }];
       case 'RevokeRefreshToken': {
         const rt = findRefresh(s, c.refreshHash);
-        // RFC 7009 §2.2: a token the client does not own, or already invalid, is silently accepted.
-        if (!rt || rt.clientId !== c.clientId || s.revoked || s.revokedGrants.includes(rt.grantId)) return [];
+        // RFC 7009 §2.2: a token the client does not own, or already invalid (expired included), is silently accepted.
+        if (!rt || rt.clientId !== c.clientId || s.revoked || s.revokedGrants.includes(rt.grantId) || c.now >= rt.expiresAt) return [];
         // RFC 7009 §2.1: with it go the tokens of the same grant; the browser session and the
         // grants of other clients (or other sign-ins) in it are not the client's to end.
         return [
