@@ -403,6 +403,18 @@ describe('re-authentication', () => {
     expect(rp.codeParams(await rp.signIn(browser, { extra: { prompt: 'none' } })).get('code')).toBeTruthy();
   });
 
+  it('replaces the cookie once when a browser submits the sign-in form twice at once, and keeps a working session', async () => {
+    const browser = rp.browser();
+    await rp.tokens({}, browser);
+    const req = await rp.request({ extra: { prompt: 'login' } });
+    const form = Browser.form(await (await browser.follow(req.url, server.baseUrl)).text());
+    const answers = await Promise.all([1, 2].map(() => browser.post(form.action, { ...form.fields, username: 'alice', password: ALICE_PASSWORD })));
+    expect(answers.map((r) => r.status)).toEqual([302, 302]);
+    // The later sign-in finds the cookie already replaced and keeps it, so the browser ends with the session's cookie whatever the order of the answers.
+    expect(answers.filter((r) => r.headers.getSetCookie().some((c) => c.startsWith('sid='))).length).toBe(1);
+    expect(rp.codeParams(await rp.signIn(browser, { extra: { prompt: 'none' } })).get('code')).toBeTruthy();
+  });
+
   it('max_age=0 shows the login form again although the browser has a session', async () => {
     const browser = await signedInBrowser();
     const s = await rp.signIn(browser, { extra: { max_age: '0' } });

@@ -26,12 +26,24 @@ export class BrowserSessions {
 
   /** The live session the request's cookie names, if any. */
   async current(tenantId: string, cookieHeader: string | undefined): Promise<SessionState | undefined> {
+    const held = await this.held(tenantId, cookieHeader);
+    return held?.current ? held.state : undefined;
+  }
+
+  /**
+   * The live session the request's cookie belongs to, by its current cookie or by the one a
+   * sign-in again replaced last (`current: false`), which another sign-in submitted from the
+   * same browser at the same time still presents. Only the sign-in page asks for the latter.
+   */
+  async held(tenantId: string, cookieHeader: string | undefined): Promise<{ state: SessionState; cookieHash: string; current: boolean } | undefined> {
     const value = parseCookies(cookieHeader)[SESSION_COOKIE];
     const sessionId = value && sessionOf(value);
     if (!sessionId) return undefined;
     const state = await this.sessions.load(tenantId, sessionId);
-    if (!state.started || state.revoked || !constantTimeEqual(state.cookieHash, artefactHash(value))) return undefined;
-    return state;
+    if (!state.started || state.revoked) return undefined;
+    const cookieHash = artefactHash(value);
+    if (constantTimeEqual(state.cookieHash, cookieHash)) return { state, cookieHash, current: true };
+    return state.previousCookieHash && constantTimeEqual(state.previousCookieHash, cookieHash) ? { state, cookieHash, current: false } : undefined;
   }
 
   cookie(tenantId: string, name: string, value: string, maxAge?: number): string {

@@ -106,6 +106,17 @@ describe('session decider', () => {
     expect(types(given(redeemed).when(redeem({ redirectUri: 'https://rp/other' })))).toEqual(['CodeRefused']);
   });
 
+  it('replaces the session cookie on a sign-in again only if the browser presented the current one', () => {
+    const again = (presentedCookieHash: string): SessionCommand => ({ kind: 'Reauthenticate', userId: 'u', presentedCookieHash, cookieHash: 'h2', now: 95 });
+    const replaced = given(started).after(again('h'));
+    expect(replaced.at(-1)!.data).toMatchObject({ authTime: 95, cookieHash: 'h2' });
+    expect(given(replaced).state.cookieHash).toBe('h2');
+    // A parallel sign-in that presented the cookie just replaced keeps the new one.
+    const late = given(replaced).when(again('h'));
+    expect(late[0].data).not.toHaveProperty('cookieHash');
+    expect(given([...replaced, ...late]).state.cookieHash).toBe('h2');
+  });
+
   it('records how each access token was obtained, the key that signs it, and the ID token that goes with it', () => {
     const issued = (events: SessionEvent[]) => events.find((e) => e.type === 'AccessTokenIssued')!.data;
     expect(issued(given(withCode).when(redeem()))).toMatchObject({ grantType: 'authorization_code', jti: 'at1.g', kid: 'k-at', idToken: { kid: 'k-id', expiresAt: 700 } });

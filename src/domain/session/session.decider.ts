@@ -46,7 +46,7 @@ function earnsRefresh(rule: RefreshRule, scope: readonly string[]): boolean {
 
 export type SessionCommand =
   | { kind: 'StartSession'; tenantId: string; sessionId: string; userId: string; cookieHash: string; now: number }
-  | { kind: 'Reauthenticate'; userId: string; cookieHash: string; now: number }
+  | { kind: 'Reauthenticate'; userId: string; presentedCookieHash: string; cookieHash: string; now: number }
   | { kind: 'IssueCode'; code: Omit<CodeIssued['data'], 'tenantId' | 'sessionId' | 'userId' | 'authTime'> }
   | { kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string | undefined; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule }
   | { kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec }
@@ -87,6 +87,8 @@ export interface SessionState {
   sessionId: string;
   userId: string;
   cookieHash: string;
+  /** The cookie a sign-in again replaced last: a parallel sign-in in the same browser may still present it. */
+  previousCookieHash: string;
   authTime: number;
   revoked: boolean;
   /** Codes not redeemed yet, oldest first. */
@@ -110,6 +112,7 @@ const initialState: SessionState = {
   sessionId: '',
   userId: '',
   cookieHash: '',
+  previousCookieHash: '',
   authTime: 0,
   revoked: false,
   codes: [],
@@ -207,7 +210,9 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'Reauthenticate':
         requireLive(s, 'code_invalid');
         if (c.userId !== s.userId) throw new DomainError('invalid_value', 'another user is signed in to this session');
-        return [{ type: 'UserAuthenticated', data: { ...ids, method: 'pwd', authTime: c.now, cookieHash: c.cookieHash } }];
+        // The cookie is replaced only if the browser's is still the session's: a parallel
+        // sign-in in the same browser replaced it first, and that cookie is the one to keep.
+        return [{ type: 'UserAuthenticated', data: { ...ids, method: 'pwd', authTime: c.now, ...(c.presentedCookieHash === s.cookieHash ? { cookieHash: c.cookieHash } : {}) } }];
       case 'IssueCode':
         requireLive(s, 'code_invalid');
         return [
@@ -310,7 +315,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'SessionStarted':
         return { ...s, started: true, tenantId: e.data.tenantId, sessionId: e.data.sessionId, userId: e.data.userId, cookieHash: e.data.cookieHash, authTime: e.data.authTime };
       case 'UserAuthenticated':
-        return { ...s, authTime: e.data.authTime, cookieHash: e.data.cookieHash ?? s.cookieHash };
+        return e.data.cookieHash ? { ...s, authTime: e.data.authTime, cookieHash: e.data.cookieHash, previousCookieHash: s.cookieHash } : { ...s, authTime: e.data.authTime };
       case 'CodeIssued': {
         const { tenantId: _t, sessionId: _s, ...code } = e.data;
         return { ...s, codes: [...s.codes, { ...code, redeemed: false }] };

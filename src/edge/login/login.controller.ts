@@ -76,19 +76,22 @@ export class LoginController {
       return;
     }
     const now = this.clock.seconds();
-    const current = await this.browser.current(tenantId, req.headers.cookie);
+    const held = await this.browser.held(tenantId, req.headers.cookie);
     let cookies: string[] = [];
     let sessionId: string;
-    if (current && current.userId === user.userId) {
+    if (held && held.state.userId === user.userId) {
       // The same session, with a new cookie: a copy of the old one does not gain the new sign-in.
-      sessionId = current.sessionId;
+      // A sign-in submitted at the same time from this browser finds the cookie replaced, and keeps it.
+      sessionId = held.state.sessionId;
       const cookie = mintArtefact(sessionId);
-      await this.sessions.run(tenantId, sessionId, { kind: 'Reauthenticate', userId: user.userId, cookieHash: cookie.hash, now }, `user:${user.userId}`, { correlationId: req.id });
-      cookies = [this.browser.cookie(tenantId, SESSION_COOKIE, cookie.value)];
+      const { events } = await this.sessions.run(tenantId, sessionId, { kind: 'Reauthenticate', userId: user.userId, presentedCookieHash: held.cookieHash, cookieHash: cookie.hash, now }, `user:${user.userId}`, {
+        correlationId: req.id,
+      });
+      if (events.some((e) => e.type === 'UserAuthenticated' && e.data.cookieHash === cookie.hash)) cookies = [this.browser.cookie(tenantId, SESSION_COOKIE, cookie.value)];
     } else {
       // One user per browser: signing in as someone else ends the session this browser held,
       // which its cookie no longer reaches and whose tokens would otherwise live on unseen.
-      if (current) await this.sessions.run(tenantId, current.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in' }, `user:${user.userId}`, { correlationId: req.id });
+      if (held?.current) await this.sessions.run(tenantId, held.state.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in' }, `user:${user.userId}`, { correlationId: req.id });
       sessionId = newSessionId();
       const cookie = mintArtefact(sessionId);
       await this.sessions.run(tenantId, sessionId, { kind: 'StartSession', tenantId, sessionId, userId: user.userId, cookieHash: cookie.hash, now }, `user:${user.userId}`, { correlationId: req.id });
