@@ -26,7 +26,8 @@ export function required(params: Params, name: string): string {
   return v;
 }
 
+/** The distinct values of a space-separated list; an empty one counts as absent (RFC 6749 §3.3: a scope has at least one value). */
 export function scopeList(scope: string | undefined): string[] | undefined {
-  if (scope === undefined) return undefined;
-  return [...new Set(scope.split(' ').filter(Boolean))];
+  const values = scope?.split(' ').filter(Boolean);
+  return values?.length ? [...new Set(values)] : undefined;
 }

@@ -377,6 +377,15 @@ describe('refresh_token', () => {
     expect(await oauthError(oauth.processRefreshTokenResponse(rp.as, rp.client('web'), res))).toMatchObject({ error: 'invalid_scope' });
   });
 
+  it('reads an empty scope as none sent: the original scope, named in the answer (RFC 6749 §3.3, §6)', async () => {
+    const tokens = await rp.tokens({ scope: 'openid offline_access' });
+    const res = await rp.post('/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, scope: '' }, { authorization: basic('web', WEB_SECRET) });
+    const { status, body } = await jsonOf(res);
+    expect(status).toBe(200);
+    expect(body.scope).toBe('openid offline_access');
+    expect(decodeJwt(body.access_token as string).payload.scope).toBe('openid offline_access');
+  });
+
   it('refuses a missing refresh_token with invalid_request and garbage with invalid_grant', async () => {
     expect((await jsonOf(await rp.post('/token', { grant_type: 'refresh_token' }, { authorization: basic('web', WEB_SECRET) }))).body.error).toBe('invalid_request');
     expect(await oauthError(rp.refresh('web', 'garbage'))).toMatchObject({ error: 'invalid_grant' });

@@ -97,7 +97,7 @@ export class TokenIssuer {
       access_token: accessToken,
       token_type: 'Bearer',
       expires_in: tenant.accessTokenTtl,
-      scope: t.scope.join(' '),
+      ...(t.scope.length ? { scope: t.scope.join(' ') } : {}),
       ...(extra.refreshToken ? { refresh_token: extra.refreshToken } : {}),
       ...(idToken ? { id_token: idToken } : {}),
     };
