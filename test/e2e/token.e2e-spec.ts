@@ -215,6 +215,13 @@ describe('client authentication', () => {
     expect(JSON.stringify(failed)).not.toContain('guessed-secret');
   });
 
+  it("records at most ten of a client's failed authentications a minute, so a flood of wrong secrets cannot flood the log", async () => {
+    const flood = await Promise.all(Array.from({ length: 14 }, () => rp.post('/token', { grant_type: 'authorization_code', code: 'x', client_id: 'third', client_secret: 'wrong' })));
+    expect(flood.every((r) => r.status === 401)).toBe(true);
+    const recorded = (await tokenHistory(server, { clientId: 'third' })).filter((h) => h.type === 'ClientAuthenticationFailed');
+    expect(recorded).toHaveLength(10);
+  });
+
   it('answers a request without any client authentication with 401 invalid_client', async () => {
     const { status, body, headers } = await jsonOf(await rp.post('/token', { grant_type: 'client_credentials' }));
     expect(status).toBe(401);

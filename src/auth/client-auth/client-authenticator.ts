@@ -7,6 +7,7 @@ import { AggregateStore } from '../../infrastructure/event-store/aggregate-store
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { InvalidClient, InvalidRequest } from '../oauth-errors.js';
+import { FailureBudget } from './failure-budget.js';
 import type { Params } from '../params.js';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
@@ -50,10 +51,13 @@ export function presentedCredentials(authorization: string | undefined, params: 
 /**
  * Authenticates the client at the token, introspection and revocation endpoints with the
  * method it registered. Secrets are compared as SHA-256 hashes in constant time. A registered
- * client's failure is recorded (ClientAuthenticationFailed) before it is answered.
+ * client's failure is recorded (ClientAuthenticationFailed, within a FailureBudget) before it
+ * is answered.
  */
 @Injectable()
 export class ClientAuthenticator {
+  private readonly failures = new FailureBudget();
+
   constructor(
     @Inject(Directory) private readonly directory: Directory,
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
@@ -71,11 +75,22 @@ export class ClientAuthenticator {
     if (!client) throw new InvalidClient('client authentication failed');
     const wrongMethod = client.tokenEndpointAuthMethod !== presented.method;
     if (wrongMethod || (presented.method !== 'none' && !(client.secretHash && constantTimeEqual(sha256(presented.secret ?? ''), client.secretHash)))) {
-      const failed: ClientAuthenticationFailed = {
-        type: 'ClientAuthenticationFailed',
-        data: { tenantId, clientId: client.clientId, endpoint: options.endpoint, method: presented.method, reason: wrongMethod ? 'wrong_method' : 'wrong_secret' },
-      };
-      await this.aggregates.record(streams.clientTokens(tenantId, client.clientId), [failed], { tenantId, actor: 'anonymous', now: this.clock.now(), correlationId: options.correlationId });
+      const now = this.clock.now();
+      const budget = this.failures.spend(`${tenantId}\n${client.clientId}`, now.getTime());
+      if (budget.record) {
+        const failed: ClientAuthenticationFailed = {
+          type: 'ClientAuthenticationFailed',
+          data: {
+            tenantId,
+            clientId: client.clientId,
+            endpoint: options.endpoint,
+            method: presented.method,
+            reason: wrongMethod ? 'wrong_method' : 'wrong_secret',
+            ...(budget.unrecordedBefore ? { unrecordedBefore: budget.unrecordedBefore } : {}),
+          },
+        };
+        await this.aggregates.record(streams.clientTokens(tenantId, client.clientId), [failed], { tenantId, actor: 'anonymous', now, correlationId: options.correlationId });
+      }
       throw new InvalidClient('client authentication failed');
     }
     if (presented.method === 'none' && !options.allowPublic) throw new InvalidClient('this endpoint requires client authentication');

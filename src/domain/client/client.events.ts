@@ -27,10 +27,18 @@ export type ClientEvent = ClientCreated;
 /**
  * A registered client failed to authenticate at the token, introspection or revocation
  * endpoint: a wrong secret, or another method than the one it registered. Recorded on the
- * client's token stream, by an anonymous actor, without what was presented. An unknown
- * client id is not recorded: there is no client to attribute it to.
+ * client's token stream, by an anonymous actor, without what was presented; at most ten a
+ * minute per client. An unknown client id is not recorded: there is no client to attribute it to.
  */
 export type ClientAuthenticationFailed = DomainEvent<
   'ClientAuthenticationFailed',
-  { tenantId: string; clientId: string; endpoint: 'token' | 'introspect' | 'revoke'; method: TokenEndpointAuthMethod; reason: 'wrong_secret' | 'wrong_method' }
+  {
+    tenantId: string;
+    clientId: string;
+    endpoint: 'token' | 'introspect' | 'revoke';
+    method: TokenEndpointAuthMethod;
+    reason: 'wrong_secret' | 'wrong_method';
+    /** Failures of this client left unrecorded since the last one recorded (beyond ten a minute). */
+    unrecordedBefore?: number;
+  }
 >;
