@@ -4,7 +4,7 @@ import { Turns } from '../../shared/turns.js';
 
 /** Failed sign-ins one username may have before each next attempt must wait. */
 export const FREE_FAILURES = 5;
-/** The longest wait: a throttle that slows guessing, not a lockout an attacker could impose. */
+/** The longest wait, however many failures came before. */
 const MAX_WAIT_MS = 15 * 60_000;
 /** A count no attempt has touched for this long starts again from zero. */
 const FORGET_AFTER_MS = 24 * 3600_000;
