@@ -106,15 +106,17 @@ describe('session decider', () => {
     expect(types(given(redeemed).when(redeem({ redirectUri: 'https://rp/other' })))).toEqual(['CodeRefused']);
   });
 
-  it('replaces the session cookie on a sign-in again only if the browser presented the current one', () => {
-    const again = (presentedCookieHash: string): SessionCommand => ({ kind: 'Reauthenticate', userId: 'u', presentedCookieHash, cookieHash: 'h2', now: 95 });
-    const replaced = given(started).after(again('h'));
-    expect(replaced.at(-1)!.data).toMatchObject({ authTime: 95, cookieHash: 'h2' });
-    expect(given(replaced).state.cookieHash).toBe('h2');
-    // A parallel sign-in that presented the cookie just replaced keeps the new one.
-    const late = given(replaced).when(again('h'));
-    expect(late[0].data).not.toHaveProperty('cookieHash');
-    expect(given([...replaced, ...late]).state.cookieHash).toBe('h2');
+  it('replaces the session cookie on a sign-in again, except for one sent alongside the sign-in that just replaced it', () => {
+    const again = (presentedCookieHash: string, now: number): SessionCommand => ({ kind: 'Reauthenticate', userId: 'u', presentedCookieHash, cookieHash: `h-${now}`, now });
+    const replaced = given(started).after(again('h', 95));
+    expect(replaced.at(-1)!.data).toMatchObject({ authTime: 95, cookieHash: 'h-95' });
+    expect(given(replaced).state.cookieHash).toBe('h-95');
+    // Sent alongside (the replaced cookie, within 10 s): keeps the new cookie.
+    const alongside = given(replaced).when(again('h', 104));
+    expect(alongside[0].data).not.toHaveProperty('cookieHash');
+    expect(given([...replaced, ...alongside]).state.cookieHash).toBe('h-95');
+    // Later, the browser lost the answer that carried the new cookie: it gets another.
+    expect(given(replaced).when(again('h', 105))[0].data).toMatchObject({ cookieHash: 'h-105' });
   });
 
   it('records how each access token was obtained, the key that signs it, and the ID token that goes with it', () => {
@@ -173,6 +175,26 @@ describe('session decider', () => {
     const kept = new Map<string, string>();
     for (let link = s.state.refresh; link; link = link.next) if (!kept.has(link.item.hash) && link.item.expiresAt > now) kept.set(link.item.hash, link.item.status);
     expect(kept).toEqual(expected);
+    // And the tokens that expired long before (beyond the margin of a few minutes) are gone.
+    for (let link = s.state.refresh; link; link = link.next) expect(link.item.expiresAt).toBeGreaterThan(now - 1000);
+  });
+
+  it('keeps a token for a while past its expiry, so a command whose clock lags behind the compaction decides as without it', () => {
+    // A rotation every 10 s, each token living 20 s: the list is compacted every so often.
+    const at = (i: number) => 200 + 10 * i;
+    let events = redeemed;
+    for (let i = 1; i <= 120; i++) {
+      events = given(events).after(rotate(`r${i}`, `r${i + 1}`, { now: at(i), refresh: { hash: `r${i + 1}`, expiresAt: at(i) + 20 } }));
+      // r(i-1) expired at at(i), the time of this rotation: a command whose time was taken a
+      // second earlier still sees a replay, whether or not this rotation compacted the list.
+      if (i >= 2) expect(types(given(events).when(rotate(`r${i - 1}`, 'x', { now: at(i) - 1 })))).toEqual(['RefreshReplayed', 'SessionRevoked']);
+    }
+    const s = given(events);
+    expect(errorCode(() => s.when(rotate('r119', 'x', { now: at(120) })))).toBe('refresh_invalid');
+    // Tokens expired long before are gone.
+    const hashes = new Set<string>();
+    for (let link = s.state.refresh; link; link = link.next) hashes.add(link.item.hash);
+    for (let i = 1; i <= 80; i++) expect(hashes.has(`r${i}`)).toBe(false);
   });
 
   it('refuses a rotated token past its own expiry without ending anything, compacted or not', () => {

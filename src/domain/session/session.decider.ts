@@ -87,8 +87,9 @@ export interface SessionState {
   sessionId: string;
   userId: string;
   cookieHash: string;
-  /** The cookie a sign-in again replaced last: a parallel sign-in in the same browser may still present it. */
+  /** The cookie a sign-in again replaced last, and when: a parallel sign-in in the same browser may still present it. */
   previousCookieHash: string;
+  cookieReplacedAt: number;
   authTime: number;
   revoked: boolean;
   /** Codes not redeemed yet, oldest first. */
@@ -113,6 +114,7 @@ const initialState: SessionState = {
   userId: '',
   cookieHash: '',
   previousCookieHash: '',
+  cookieReplacedAt: 0,
   authTime: 0,
   revoked: false,
   codes: [],
@@ -148,13 +150,25 @@ function withStatus(s: SessionState, hash: string | undefined, status: RefreshSt
   return found ? { refresh: { item: { ...found, status }, next: s.refresh }, refreshLinks: s.refreshLinks + 1 } : { refresh: s.refresh, refreshLinks: s.refreshLinks };
 }
 
+/** How long after a sign-in again another one from the same browser counts as sent alongside it. */
+const PARALLEL_SIGN_IN_SECONDS = 10;
+
+/**
+ * How long past its expiry a token stays in the list: a command's time is taken before it
+ * waits for its turn (or on another server's clock), so it may lag behind the event that
+ * compacts; within this margin it still finds the token and decides as if nothing had been
+ * dropped.
+ */
+const COMPACTION_MARGIN_SECONDS = 300;
+
 /** Links a session keeps before its refresh-token list is first compacted. */
 const COMPACT_AFTER = 64;
 
 /**
  * Drops what no decision can use any more: the older entries of each token (its first one is
- * its status now) and the tokens expired at `now`, which are refused whatever their status (a
- * rotated one that has expired is no longer a sign of theft, as it could not be used anyway).
+ * its status now) and the tokens expired more than COMPACTION_MARGIN_SECONDS before `now`,
+ * which are refused whatever their status (a rotated one that has expired is no longer a sign
+ * of theft, as it could not be used anyway).
  * Run when the list has doubled since the last compaction, so a rotation costs constant time
  * on average and a session keeps about two entries per token still unexpired, however many
  * rotations it has had.
@@ -166,7 +180,7 @@ function compact(s: SessionState, now: number): SessionState {
   for (let link = s.refresh; link; link = link.next) {
     if (seen.has(link.item.hash)) continue;
     seen.add(link.item.hash);
-    if (now < link.item.expiresAt) kept.push(link.item);
+    if (now - COMPACTION_MARGIN_SECONDS < link.item.expiresAt) kept.push(link.item);
   }
   let refresh: Chain<RefreshState> | null = null;
   for (let i = kept.length - 1; i >= 0; i--) refresh = { item: kept[i], next: refresh };
@@ -210,9 +224,11 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'Reauthenticate':
         requireLive(s, 'code_invalid');
         if (c.userId !== s.userId) throw new DomainError('invalid_value', 'another user is signed in to this session');
-        // The cookie is replaced only if the browser's is still the session's: a parallel
-        // sign-in in the same browser replaced it first, and that cookie is the one to keep.
-        return [{ type: 'UserAuthenticated', data: { ...ids, method: 'pwd', authTime: c.now, ...(c.presentedCookieHash === s.cookieHash ? { cookieHash: c.cookieHash } : {}) } }];
+        // A browser presenting the cookie replaced a moment ago sent this sign-in alongside the
+        // one that replaced it, and keeps that one's cookie. Later, it lost that answer, and
+        // gets a new cookie like any sign-in again.
+        const alongside = c.presentedCookieHash !== s.cookieHash && c.now - s.cookieReplacedAt < PARALLEL_SIGN_IN_SECONDS;
+        return [{ type: 'UserAuthenticated', data: { ...ids, method: 'pwd', authTime: c.now, ...(alongside ? {} : { cookieHash: c.cookieHash }) } }];
       case 'IssueCode':
         requireLive(s, 'code_invalid');
         return [
@@ -315,7 +331,9 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'SessionStarted':
         return { ...s, started: true, tenantId: e.data.tenantId, sessionId: e.data.sessionId, userId: e.data.userId, cookieHash: e.data.cookieHash, authTime: e.data.authTime };
       case 'UserAuthenticated':
-        return e.data.cookieHash ? { ...s, authTime: e.data.authTime, cookieHash: e.data.cookieHash, previousCookieHash: s.cookieHash } : { ...s, authTime: e.data.authTime };
+        return e.data.cookieHash
+          ? { ...s, authTime: e.data.authTime, cookieHash: e.data.cookieHash, previousCookieHash: s.cookieHash, cookieReplacedAt: e.data.authTime }
+          : { ...s, authTime: e.data.authTime };
       case 'CodeIssued': {
         const { tenantId: _t, sessionId: _s, ...code } = e.data;
         return { ...s, codes: [...s.codes, { ...code, redeemed: false }] };
