@@ -1,4 +1,4 @@
-import { InvalidRequest } from './oauth-errors.js';
+import { InvalidRequest, InvalidScope } from './oauth-errors.js';
 
 export type Params = Record<string, string | undefined>;
 
@@ -26,8 +26,15 @@ export function required(params: Params, name: string): string {
   return v;
 }
 
-/** The distinct values of a space-separated list; an empty one counts as absent (RFC 6749 §3.3: a scope has at least one value). */
+/** The distinct values of a space-separated list. */
 export function scopeList(scope: string | undefined): string[] | undefined {
-  const values = scope?.split(' ').filter(Boolean);
-  return values?.length ? [...new Set(values)] : undefined;
+  if (scope === undefined) return undefined;
+  return [...new Set(scope.split(' ').filter(Boolean))];
+}
+
+/** The token request's `scope`, undefined when absent; sent without any value it is malformed (RFC 6749 §3.3). */
+export function requestedScope(params: Params): string[] | undefined {
+  const scope = scopeList(params.scope);
+  if (scope?.length === 0) throw new InvalidScope('scope must name at least one scope');
+  return scope;
 }

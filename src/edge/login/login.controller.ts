@@ -10,7 +10,7 @@ import { BrowserSessions, SESSION_COOKIE } from '../../auth/sessions/browser-ses
 import { mintArtefact, newSessionId, SessionCommands } from '../../auth/sessions/session-commands.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import type { LoginFailed } from '../../domain/user/user.events.js';
-import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../infrastructure/crypto/hashing.js';
+import { DUMMY_PASSWORD_HASH, sha256, verifyPassword } from '../../infrastructure/crypto/hashing.js';
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
@@ -50,8 +50,9 @@ export class LoginController {
     const params = formParams(req);
     const request = this.pending(tenantId, params.interaction, req.headers.cookie);
     const username = params.username ?? '';
-    // Usernames are matched without regard to case, and so are they counted.
-    const attempt = await this.throttle.attempt(`${tenantId}\n${username.toLowerCase()}`, () => this.clock.now().getTime(), async () => {
+    // Usernames are matched without regard to case, and so are they counted; by a hash, so
+    // that the memory a count takes does not grow with what was typed.
+    const attempt = await this.throttle.attempt(sha256(`${tenantId}\n${username.toLowerCase()}`), () => this.clock.now().getTime(), async () => {
       const user = username ? await this.directory.userByUsername(tenantId, username) : null;
       // The password is checked against some hash whether or not the user exists: the same time either way.
       const ok = await verifyPassword(params.password ?? '', user?.passwordHash ?? (await DUMMY_PASSWORD_HASH));

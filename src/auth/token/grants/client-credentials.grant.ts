@@ -4,7 +4,7 @@ import type { AccessTokenIssued } from '../../../domain/session/session.events.j
 import { AggregateStore } from '../../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../../infrastructure/nest/clock.js';
 import { InvalidScope } from '../../oauth-errors.js';
-import { scopeList } from '../../params.js';
+import { requestedScope } from '../../params.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
 import { type Grant, type GrantRequest, newAccessToken, type TokenResponse } from '../grant.js';
 
@@ -25,7 +25,7 @@ export class ClientCredentialsGrant implements Grant {
   async handle(request: GrantRequest): Promise<TokenResponse> {
     const { tenant, client, params } = request;
     const allowed = client.scope.filter((s) => !USER_SCOPES.has(s));
-    const requested = scopeList(params.scope);
+    const requested = requestedScope(params);
     if (requested?.some((s) => !allowed.includes(s))) throw new InvalidScope('the requested scope is not allowed for this client');
     const scope = requested ?? allowed;
     const { access: key } = await this.tokens.responseKeys(tenant);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { REFRESH_REFUSAL } from '../../../domain/session/session.decider.js';
 import { InvalidGrant } from '../../oauth-errors.js';
-import { required, scopeList } from '../../params.js';
+import { required, requestedScope } from '../../params.js';
 import { artefactHash, mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
 import { type Grant, type GrantRequest, newUserAccessToken, type TokenResponse } from '../grant.js';
@@ -35,7 +35,7 @@ export class RefreshTokenGrant implements Grant {
         kind: 'RotateRefresh',
         refreshHash: artefactHash(presented),
         clientId: client.clientId,
-        scope: scopeList(params.scope),
+        scope: requestedScope(params),
         now,
         access,
         refresh: { hash: next.hash, expiresAt: now + tenant.refreshTokenTtl },
