@@ -533,6 +533,16 @@ describe('the login form', () => {
     expect((await other.post(again.action, { ...again.fields, username: 'bob', password: 'guess' })).status).toBe(401);
   });
 
+  it('keeps sign-ins started in two tabs of one browser both valid', async () => {
+    const browser = rp.browser();
+    const [first, second] = [await loginPage(browser), await loginPage(browser)];
+    const one = await browser.post(first.action, { ...first.fields, username: 'alice', password: ALICE_PASSWORD });
+    expect(one.status).toBe(302);
+    const two = await browser.post(second.action, { ...second.fields, username: 'alice', password: ALICE_PASSWORD });
+    expect(two.status).toBe(302);
+    expect(new URL(two.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+  });
+
   it('refuses an interaction link replayed in another browser with a 400 page', async () => {
     const browser = rp.browser();
     const req = await rp.request();

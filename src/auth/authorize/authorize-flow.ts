@@ -124,7 +124,9 @@ export class AuthorizeFlow {
       loginHint: params.login_hint,
       ...(hintSubject !== undefined ? { hintSubject } : {}),
       startedAt: this.clock.seconds(),
-      browserNonce: randomToken(16),
+      // One nonce per browser, kept while it has pending requests, so that sign-ins started in
+      // two tabs both stay valid (a new nonce per request left only the latest one working).
+      browserNonce: this.interactions.browserNonce(cookieHeader) ?? randomToken(16),
     };
     return this.resume(tenant, client, request, await this.browser.current(tenantId, cookieHeader), correlationId);
   }
@@ -188,11 +190,9 @@ export class AuthorizeFlow {
   }
 
   private answer(request: AuthorizationRequest, fields: Record<string, string | undefined>): FlowResult {
-    // The interaction cookie is spent once the request went through the login or consent page.
-    const cookies = request.authenticated || request.consented ? [this.browser.clear(request.tenantId, INTERACTION_COOKIE)] : [];
-    if (request.responseMode === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), cookies, framable: true };
+    if (request.responseMode === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), framable: true };
     const url = new URL(request.redirectUri);
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) url.searchParams.set(k, v);
-    return { kind: 'redirect', location: url.href, cookies };
+    return { kind: 'redirect', location: url.href };
   }
 }

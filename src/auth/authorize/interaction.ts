@@ -34,6 +34,8 @@ export interface AuthorizationRequest {
 }
 
 const LIFETIME_SECONDS = 600;
+/** What randomToken(16) makes: 22 base64url characters. */
+const NONCE = /^[A-Za-z0-9_-]{22}$/;
 
 /**
  * Pending authorization requests travel sealed (AES-256-GCM) in the login and consent URLs:
@@ -46,6 +48,12 @@ export class Interactions {
     @Inject(KeyEncryption) private readonly encryption: KeyEncryption,
     @Inject(Clock) private readonly clock: Clock,
   ) {}
+
+  /** The nonce of the browser's `interaction` cookie, when it has one. */
+  browserNonce(cookieHeader: string | undefined): string | undefined {
+    const nonce = parseCookies(cookieHeader)[INTERACTION_COOKIE];
+    return nonce && NONCE.test(nonce) ? nonce : undefined;
+  }
 
   seal(request: AuthorizationRequest): string {
     return this.encryption.seal('interaction', JSON.stringify(request), request.tenantId);
