@@ -2,8 +2,9 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { ConsentController } from './consent/consent.controller.js';
 import { LoginController } from './login/login.controller.js';
+import { DeviceCookies } from './login/device-cookie.js';
 import { LoginThrottle } from './login/login-throttle.js';
 
 /** The traffic plane: browser login and consent so far; proxy, permissions and native API come later. */
-@Module({ imports: [AuthModule], controllers: [LoginController, ConsentController], providers: [LoginThrottle] })
+@Module({ imports: [AuthModule], controllers: [LoginController, ConsentController], providers: [LoginThrottle, DeviceCookies] })
 export class EdgeModule {}

@@ -533,6 +533,30 @@ describe('the login form', () => {
     expect((await other.post(again.action, { ...again.fields, username: 'bob', password: 'guess' })).status).toBe(401);
   });
 
+  it("does not hold up a browser that signed in as the username before (device cookie), while others' guesses wait", async () => {
+    // bob's own browser has signed in as bob before; it carries a device cookie for bob.
+    const own = rp.browser();
+    await rp.tokens({ username: 'bob', password: BOB_PASSWORD }, own);
+    expect(own.cookie('device')).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    // Someone else guesses bob's password until held up.
+    const other = rp.browser();
+    const form = await loginPage(other);
+    let held = 0;
+    for (let i = 0; i < 7; i++) if ((await other.post(form.action, { ...form.fields, username: 'bob', password: 'guess' })).status === 429) held++;
+    expect(held).toBeGreaterThan(0);
+    // bob's browser still signs in at once; for another username its device cookie counts for nothing.
+    const mine = await rp.signIn(own, { username: 'BOB', password: BOB_PASSWORD, extra: { prompt: 'login' } });
+    expect(mine.loginShown).toBe(true);
+    expect(mine.res.status).toBe(302);
+    const alices = rp.browser();
+    await rp.tokens({ username: 'alice', password: ALICE_PASSWORD }, alices);
+    const theirs = await rp.signIn(alices, { username: 'bob', password: BOB_PASSWORD, extra: { prompt: 'login' } });
+    expect(theirs.res.status).toBe(429);
+    // Once the wait is over, bob signing in elsewhere clears the count for the tests after this one.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await rp.tokens({ username: 'bob', password: BOB_PASSWORD });
+  });
+
   it('keeps sign-ins started in two tabs of one browser both valid', async () => {
     const browser = rp.browser();
     const [first, second] = [await loginPage(browser), await loginPage(browser)];

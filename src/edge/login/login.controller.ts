@@ -16,6 +16,7 @@ import { AggregateStore } from '../../infrastructure/event-store/aggregate-store
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { escapeHtml, page } from '../../shared/html.js';
+import { DeviceCookies } from './device-cookie.js';
 import { LoginThrottle } from './login-throttle.js';
 
 /**
@@ -34,6 +35,7 @@ export class LoginController {
     @Inject(Clock) private readonly clock: Clock,
     @Inject(KeyEncryption) private readonly keys: KeyEncryption,
     @Inject(LoginThrottle) private readonly throttle: LoginThrottle,
+    @Inject(DeviceCookies) private readonly devices: DeviceCookies,
   ) {}
 
   @Get('login')
@@ -51,8 +53,11 @@ export class LoginController {
     const request = this.pending(tenantId, params.interaction, req.headers.cookie);
     const username = params.username ?? '';
     // Usernames are matched without regard to case, and so are they counted; by a hash, so
-    // that the memory a count takes does not grow with what was typed.
-    const attempt = await this.throttle.attempt(sha256(`${tenantId}\n${username.toLowerCase()}`), () => this.clock.now().getTime(), async () => {
+    // that the memory a count takes does not grow with what was typed. A browser that signed
+    // in as this username before is counted on its own: guesses from elsewhere do not hold it up.
+    const device = this.devices.recognise(tenantId, username, req.headers.cookie);
+    const counted = `${tenantId}\n${username.toLowerCase()}${device ? `\n${device}` : ''}`;
+    const attempt = await this.throttle.attempt(sha256(counted), () => this.clock.now().getTime(), async () => {
       const user = username ? await this.directory.userByUsername(tenantId, username) : null;
       // The password is checked against some hash whether or not the user exists: the same time either way.
       const ok = await verifyPassword(params.password ?? '', user?.passwordHash ?? (await DUMMY_PASSWORD_HASH));
@@ -101,7 +106,7 @@ export class LoginController {
     const client = await this.directory.client(tenantId, request.clientId);
     if (!client) throw new UserFacingError(new InvalidRequest('the client no longer exists'));
     const result: FlowResult = await this.flow.resume(tenant, client, { ...request, authenticated: true }, await this.sessions.load(tenantId, sessionId), req.id);
-    sendFlowResult(reply, { ...result, cookies: [...cookies, ...(result.cookies ?? [])] });
+    sendFlowResult(reply, { ...result, cookies: [...cookies, this.devices.issue(tenantId, username), ...(result.cookies ?? [])] });
   }
 
   /** The pending request, only in the browser that started it. */
