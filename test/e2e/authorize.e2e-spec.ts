@@ -552,6 +552,9 @@ describe('the login form', () => {
     await rp.tokens({ username: 'alice', password: ALICE_PASSWORD }, alices);
     const theirs = await rp.signIn(alices, { username: 'bob', password: BOB_PASSWORD, extra: { prompt: 'login' } });
     expect(theirs.res.status).toBe(429);
+    // A device that fails five times itself is trusted no more: it then waits like anyone (OWASP).
+    for (let i = 0; i < 5; i++) expect((await rp.signIn(own, { username: 'bob', password: 'guess', extra: { prompt: 'login' } })).res.status).toBe(401);
+    expect((await rp.signIn(own, { username: 'bob', password: BOB_PASSWORD, extra: { prompt: 'login' } })).res.status).toBe(429);
     // Once the wait is over, bob signing in elsewhere clears the count for the tests after this one.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await rp.tokens({ username: 'bob', password: BOB_PASSWORD });

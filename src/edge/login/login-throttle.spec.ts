@@ -33,6 +33,15 @@ describe('login throttle', () => {
     expect(await attempt(t, 'alice', now + 24 * 3600_000)).toBe(0);
   });
 
+  it('says when a key has used up its failures without waiting', async () => {
+    const t = new LoginThrottle();
+    for (let i = 0; i < FREE_FAILURES - 1; i++) await attempt(t, 'device', 0);
+    expect(t.exhausted('device', 0)).toBe(false);
+    await attempt(t, 'device', 0);
+    expect(t.exhausted('device', 0)).toBe(true);
+    expect(t.exhausted('device', 24 * 3600_000)).toBe(false);
+  });
+
   it('clears the count on a success', async () => {
     const t = new LoginThrottle();
     for (let i = 0; i < FREE_FAILURES - 1; i++) await attempt(t, 'alice', 0);

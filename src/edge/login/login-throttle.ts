@@ -33,7 +33,7 @@ export class LoginThrottle {
     const endTurn = await this.turns.take(key);
     try {
       const last = this.failures.get(key);
-      const count = last && now() - last.at < FORGET_AFTER_MS ? last.count : 0;
+      const count = this.count(key, now());
       const wait = count >= FREE_FAILURES ? Math.min(2 ** (count - FREE_FAILURES) * 1000, MAX_WAIT_MS) - (now() - last!.at) : 0;
       if (wait > 0) return { wait };
       const result = await check();
@@ -43,5 +43,15 @@ export class LoginThrottle {
     } finally {
       endTurn();
     }
+  }
+
+  /** Whether `key` has used up its failures without waiting. */
+  exhausted(key: string, now: number): boolean {
+    return this.count(key, now) >= FREE_FAILURES;
+  }
+
+  private count(key: string, now: number): number {
+    const last = this.failures.get(key);
+    return last && now - last.at < FORGET_AFTER_MS ? last.count : 0;
   }
 }

@@ -54,10 +54,14 @@ export class LoginController {
     const username = params.username ?? '';
     // Usernames are matched without regard to case, and so are they counted; by a hash, so
     // that the memory a count takes does not grow with what was typed. A browser that signed
-    // in as this username before is counted on its own: guesses from elsewhere do not hold it up.
+    // in as this username before is counted on its own, so guesses from elsewhere do not hold
+    // it up, until it has failed FREE_FAILURES times itself: then it counts like anyone (OWASP).
+    const millis = () => this.clock.now().getTime();
+    const lower = username.toLowerCase();
     const device = this.devices.recognise(tenantId, username, req.headers.cookie);
-    const counted = `${tenantId}\n${username.toLowerCase()}${device ? `\n${device}` : ''}`;
-    const attempt = await this.throttle.attempt(sha256(counted), () => this.clock.now().getTime(), async () => {
+    const deviceKey = device && sha256(JSON.stringify(['device', tenantId, lower, device]));
+    const counted = deviceKey && !this.throttle.exhausted(deviceKey, millis()) ? deviceKey : sha256(JSON.stringify(['username', tenantId, lower]));
+    const attempt = await this.throttle.attempt(counted, millis, async () => {
       const user = username ? await this.directory.userByUsername(tenantId, username) : null;
       // The password is checked against some hash whether or not the user exists: the same time either way.
       const ok = await verifyPassword(params.password ?? '', user?.passwordHash ?? (await DUMMY_PASSWORD_HASH));
