@@ -568,6 +568,8 @@ describe('the login form', () => {
     const two = await browser.post(second.action, { ...second.fields, username: 'alice', password: ALICE_PASSWORD });
     expect(two.status).toBe(302);
     expect(new URL(two.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+    // Each request's cookie went with its completion: posting a finished form again is refused.
+    expect((await browser.post(first.action, { ...first.fields, username: 'alice', password: ALICE_PASSWORD })).status).toBe(400);
   });
 
   it('refuses an interaction link replayed in another browser with a 400 page', async () => {

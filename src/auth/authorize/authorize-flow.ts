@@ -26,11 +26,11 @@ import {
   UserFacingError,
 } from '../oauth-errors.js';
 import { type Params, scopeList } from '../params.js';
-import { BrowserSessions, INTERACTION_COOKIE } from '../sessions/browser-session.js';
+import { BrowserSessions } from '../sessions/browser-session.js';
 import { mintArtefact, SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
 import type { FlowResult } from './flow-result.js';
-import { type AuthorizationRequest, Interactions } from './interaction.js';
+import { type AuthorizationRequest, interactionCookie, Interactions } from './interaction.js';
 
 /** RFC 7636 §4.2: a challenge is 43 to 128 unreserved characters. */
 const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -124,9 +124,9 @@ export class AuthorizeFlow {
       loginHint: params.login_hint,
       ...(hintSubject !== undefined ? { hintSubject } : {}),
       startedAt: this.clock.seconds(),
-      // One nonce per browser, kept while it has pending requests, so that sign-ins started in
-      // two tabs both stay valid (a new nonce per request left only the latest one working).
-      browserNonce: this.interactions.browserNonce(cookieHeader) ?? randomToken(16),
+      browserNonce: randomToken(16),
+      // Each request has a cookie of its own, so sign-ins started in two tabs both stay valid.
+      interactionId: randomToken(6),
     };
     return this.resume(tenant, client, request, await this.browser.current(tenantId, cookieHeader), correlationId);
   }
@@ -186,13 +186,15 @@ export class AuthorizeFlow {
 
   private interaction(page: string, request: AuthorizationRequest): FlowResult {
     const location = `${page}?interaction=${encodeURIComponent(this.interactions.seal(request))}`;
-    return { kind: 'redirect', location, cookies: [this.browser.cookie(request.tenantId, INTERACTION_COOKIE, request.browserNonce, 600)] };
+    return { kind: 'redirect', location, cookies: [this.browser.cookie(request.tenantId, interactionCookie(request), request.browserNonce, 600)] };
   }
 
   private answer(request: AuthorizationRequest, fields: Record<string, string | undefined>): FlowResult {
-    if (request.responseMode === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), framable: true };
+    // The request's cookie is spent once it went through the login or consent page.
+    const cookies = request.authenticated || request.consented ? [this.browser.clear(request.tenantId, interactionCookie(request))] : [];
+    if (request.responseMode === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), cookies, framable: true };
     const url = new URL(request.redirectUri);
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) url.searchParams.set(k, v);
-    return { kind: 'redirect', location: url.href };
+    return { kind: 'redirect', location: url.href, cookies };
   }
 }

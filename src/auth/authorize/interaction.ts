@@ -25,8 +25,10 @@ export interface AuthorizationRequest {
   hintSubject?: string;
   /** Seconds; when the request arrived (prompt=login asks for an authentication after it). */
   startedAt: number;
-  /** Binds the pending request to the browser that started it (the `interaction` cookie). */
+  /** Binds the pending request to the browser that started it: the value of its own cookie, `interaction-<interactionId>`. */
   browserNonce: string;
+  /** Names the request's cookie, so that a browser may have several requests pending (tabs); absent in requests sealed before. */
+  interactionId?: string;
   /** Set once the user has signed in on the login page in this interaction. */
   authenticated?: boolean;
   /** Set once the user has answered the consent page in this interaction. */
@@ -34,13 +36,16 @@ export interface AuthorizationRequest {
 }
 
 const LIFETIME_SECONDS = 600;
-/** What randomToken(16) makes: 22 base64url characters. */
-const NONCE = /^[A-Za-z0-9_-]{22}$/;
+
+/** The name of the cookie that binds `request` to its browser. */
+export const interactionCookie = (request: Pick<AuthorizationRequest, 'interactionId'>) =>
+  request.interactionId ? `${INTERACTION_COOKIE}-${request.interactionId}` : INTERACTION_COOKIE;
 
 /**
  * Pending authorization requests travel sealed (AES-256-GCM) in the login and consent URLs:
  * nothing to store, nothing a browser can read or alter, valid for ten minutes, and honoured
- * only in the browser that started them (the `interaction` cookie).
+ * only in the browser that started them (each request's own `interaction-<id>` cookie, cleared
+ * when it completes).
  */
 @Injectable()
 export class Interactions {
@@ -49,27 +54,21 @@ export class Interactions {
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
-  /** The nonce of the browser's `interaction` cookie, when it has one. */
-  browserNonce(cookieHeader: string | undefined): string | undefined {
-    const nonce = parseCookies(cookieHeader)[INTERACTION_COOKIE];
-    return nonce && NONCE.test(nonce) ? nonce : undefined;
-  }
-
   seal(request: AuthorizationRequest): string {
     return this.encryption.seal('interaction', JSON.stringify(request), request.tenantId);
   }
 
   /** The request, or undefined when the value is forged, altered, for another tenant, too old, or from another browser. */
   open(tenantId: string, sealed: string | undefined, cookieHeader: string | undefined): AuthorizationRequest | undefined {
-    const nonce = parseCookies(cookieHeader)[INTERACTION_COOKIE];
-    if (!sealed || !nonce) return undefined;
+    if (!sealed) return undefined;
     let r: AuthorizationRequest;
     try {
       r = JSON.parse(this.encryption.open('interaction', sealed, tenantId)) as AuthorizationRequest;
     } catch {
       return undefined;
     }
+    const nonce = parseCookies(cookieHeader)[interactionCookie(r)];
     const fresh = r.tenantId === tenantId && this.clock.seconds() - r.startedAt <= LIFETIME_SECONDS;
-    return fresh && constantTimeEqual(nonce, r.browserNonce) ? r : undefined;
+    return fresh && nonce !== undefined && constantTimeEqual(nonce, r.browserNonce) ? r : undefined;
   }
 }
