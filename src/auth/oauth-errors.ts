@@ -128,7 +128,8 @@ export class TemporarilyUnavailable extends OAuthError {
 export class RedirectableError extends Error {
   constructor(
     readonly error: OAuthError,
-    readonly redirect: { redirectUri: string; responseMode: 'query' | 'form_post'; state?: string; iss: string },
+    /** Where the error goes, and the cookies to set on the way (a spent sign-in request's, cleared). */
+    readonly redirect: { redirectUri: string; responseMode: 'query' | 'form_post'; state?: string; iss: string; cookies?: string[] },
   ) {
     super(error.description);
   }

@@ -105,12 +105,12 @@ export class OAuthExceptionFilter implements ExceptionFilter {
   }
 
   private redirect(reply: FastifyReply, e: RedirectableError): void {
-    const { redirectUri, responseMode, state, iss } = e.redirect;
+    const { redirectUri, responseMode, state, iss, cookies } = e.redirect;
     const fields = { error: e.error.code, error_description: e.error.description, state, iss };
-    if (responseMode === 'form_post') return sendFlowResult(reply, { kind: 'html', status: 200, body: formPostPage(redirectUri, fields), framable: true });
+    if (responseMode === 'form_post') return sendFlowResult(reply, { kind: 'html', status: 200, body: formPostPage(redirectUri, fields), cookies, framable: true });
     const url = new URL(redirectUri);
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) url.searchParams.set(k, v);
-    sendFlowResult(reply, { kind: 'redirect', location: url.href });
+    sendFlowResult(reply, { kind: 'redirect', location: url.href, cookies });
   }
 
   private toOAuthError(exception: unknown): OAuthError {

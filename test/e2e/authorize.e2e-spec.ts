@@ -347,6 +347,8 @@ describe('consent for a third-party client', () => {
     expect(form.action).toBe(`${rp.issuer}/consent`);
     res = await browser.post(form.action, { ...form.fields, decision: 'deny' });
     expect(clientError(res, first.state, 'third').error).toBe('access_denied');
+    // Denied is spent: the same form cannot then be posted as allowed.
+    expect((await browser.post(form.action, { ...form.fields, decision: 'allow' })).status).toBe(400);
 
     // The user is signed in now: a new request goes straight to the consent page.
     const second = await rp.request({ clientId: 'third', scope: 'openid email' });

@@ -179,9 +179,17 @@ export class AuthorizeFlow {
     return this.answer(request, { code: code.value, state: request.state, iss: tenantPath });
   }
 
-  /** The error sent back to the client's redirect URI. */
-  toClient(request: AuthorizationRequest, error: OAuthError): RedirectableError {
-    return new RedirectableError(error, { redirectUri: request.redirectUri, responseMode: request.responseMode, state: request.state, iss: this.directory.issuer(request.tenantId) });
+  /**
+   * The error sent back to the client's redirect URI. A request that went through the login or
+   * consent page (`spent`, or signed in or consented on the way) is spent: its cookie goes too.
+   */
+  toClient(request: AuthorizationRequest, error: OAuthError, spent = false): RedirectableError {
+    const cookies = this.spentCookies(request, spent);
+    return new RedirectableError(error, { redirectUri: request.redirectUri, responseMode: request.responseMode, state: request.state, iss: this.directory.issuer(request.tenantId), cookies });
+  }
+
+  private spentCookies(request: AuthorizationRequest, spent = false): string[] {
+    return spent || request.authenticated || request.consented ? [this.browser.clear(request.tenantId, interactionCookie(request))] : [];
   }
 
   private interaction(page: string, request: AuthorizationRequest): FlowResult {
@@ -190,8 +198,7 @@ export class AuthorizeFlow {
   }
 
   private answer(request: AuthorizationRequest, fields: Record<string, string | undefined>): FlowResult {
-    // The request's cookie is spent once it went through the login or consent page.
-    const cookies = request.authenticated || request.consented ? [this.browser.clear(request.tenantId, interactionCookie(request))] : [];
+    const cookies = this.spentCookies(request);
     if (request.responseMode === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), cookies, framable: true };
     const url = new URL(request.redirectUri);
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) url.searchParams.set(k, v);

@@ -41,7 +41,7 @@ export class ConsentController {
   async submit(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const params = formParams(req);
     const { tenant, client, request, session } = await this.pending(tenantId, params.interaction, req.headers.cookie);
-    if (params.decision !== 'allow') throw this.flow.toClient(request, new AccessDenied('the user denied the request'));
+    if (params.decision !== 'allow') throw this.flow.toClient(request, new AccessDenied('the user denied the request'), true);
     await this.aggregates.execute(streams.user(tenantId, session.userId), userDecider, { kind: 'GrantConsent', clientId: client.clientId, scope: request.scope, sessionId: session.sessionId }, {
       tenantId,
       actor: `user:${session.userId}`,
