@@ -31,9 +31,9 @@ export class BrowserSessions {
   }
 
   /**
-   * The live session the request's cookie belongs to, by its current cookie or by the one a
-   * sign-in again replaced last (`current: false`), which another sign-in submitted from the
-   * same browser at the same time still presents. Only the sign-in page asks for the latter.
+   * The live session the request's cookie belongs to: by one of the cookies that open it
+   * (`current`), or by one the last sign-in again replaced, which a sign-in sent alongside it
+   * still presents. Only the sign-in page asks for the latter.
    */
   async held(tenantId: string, cookieHeader: string | undefined): Promise<{ state: SessionState; cookieHash: string; current: boolean } | undefined> {
     const value = parseCookies(cookieHeader)[SESSION_COOKIE];
@@ -42,8 +42,9 @@ export class BrowserSessions {
     const state = await this.sessions.load(tenantId, sessionId);
     if (!state.started || state.revoked) return undefined;
     const cookieHash = artefactHash(value);
-    if (constantTimeEqual(state.cookieHash, cookieHash)) return { state, cookieHash, current: true };
-    return state.previousCookieHash && constantTimeEqual(state.previousCookieHash, cookieHash) ? { state, cookieHash, current: false } : undefined;
+    const among = (hashes: readonly string[]) => hashes.some((h) => constantTimeEqual(h, cookieHash));
+    if (among(state.cookieHashes)) return { state, cookieHash, current: true };
+    return among(state.replacedCookieHashes) ? { state, cookieHash, current: false } : undefined;
   }
 
   cookie(tenantId: string, name: string, value: string, maxAge?: number): string {

@@ -86,9 +86,10 @@ export interface SessionState {
   tenantId: string;
   sessionId: string;
   userId: string;
-  cookieHash: string;
-  /** The cookie a sign-in again replaced last, and when: a parallel sign-in in the same browser may still present it. */
-  previousCookieHash: string;
+  /** The cookies that open the session: the last sign-in's, and those of sign-ins sent alongside it. */
+  cookieHashes: readonly string[];
+  /** The cookies the last sign-in again replaced, and when: a sign-in sent alongside it still presents one. */
+  replacedCookieHashes: readonly string[];
   cookieReplacedAt: number;
   authTime: number;
   revoked: boolean;
@@ -112,8 +113,8 @@ const initialState: SessionState = {
   tenantId: '',
   sessionId: '',
   userId: '',
-  cookieHash: '',
-  previousCookieHash: '',
+  cookieHashes: [],
+  replacedCookieHashes: [],
   cookieReplacedAt: 0,
   authTime: 0,
   revoked: false,
@@ -151,7 +152,15 @@ function withStatus(s: SessionState, hash: string | undefined, status: RefreshSt
 }
 
 /** How long after a sign-in again another one from the same browser counts as sent alongside it. */
-const PARALLEL_SIGN_IN_SECONDS = 10;
+const ALONGSIDE_SECONDS = 10;
+
+/**
+ * Whether a browser presenting one of the cookies the last sign-in again replaced sent its
+ * request alongside that sign-in (a form submitted twice, two tabs): within ALONGSIDE_SECONDS.
+ */
+export function replacedJustNow(s: SessionState, cookieHash: string, now: number): boolean {
+  return s.replacedCookieHashes.includes(cookieHash) && now - s.cookieReplacedAt < ALONGSIDE_SECONDS;
+}
 
 /**
  * How long past its expiry a token stays in the list: a command's time is taken before it
@@ -224,11 +233,14 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'Reauthenticate':
         requireLive(s, 'code_invalid');
         if (c.userId !== s.userId) throw new DomainError('invalid_value', 'another user is signed in to this session');
-        // A browser presenting the cookie replaced a moment ago sent this sign-in alongside the
-        // one that replaced it, and keeps that one's cookie. Later, it lost that answer, and
-        // gets a new cookie like any sign-in again.
-        const alongside = c.presentedCookieHash !== s.cookieHash && c.now - s.cookieReplacedAt < PARALLEL_SIGN_IN_SECONDS;
-        return [{ type: 'UserAuthenticated', data: { ...ids, method: 'pwd', authTime: c.now, ...(alongside ? {} : { cookieHash: c.cookieHash }) } }];
+        // A sign-in sent alongside the one that just replaced the cookies adds its cookie to the
+        // new ones: whichever answer the browser keeps opens the session. Any other replaces them all.
+        return [
+          {
+            type: 'UserAuthenticated',
+            data: { ...ids, method: 'pwd', authTime: c.now, cookieHash: c.cookieHash, ...(replacedJustNow(s, c.presentedCookieHash, c.now) ? { cookieAdded: true as const } : {}) },
+          },
+        ];
       case 'IssueCode':
         requireLive(s, 'code_invalid');
         return [
@@ -329,11 +341,12 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
   evolve(s, e) {
     switch (e.type) {
       case 'SessionStarted':
-        return { ...s, started: true, tenantId: e.data.tenantId, sessionId: e.data.sessionId, userId: e.data.userId, cookieHash: e.data.cookieHash, authTime: e.data.authTime };
+        return { ...s, started: true, tenantId: e.data.tenantId, sessionId: e.data.sessionId, userId: e.data.userId, cookieHashes: [e.data.cookieHash], authTime: e.data.authTime };
       case 'UserAuthenticated':
-        return e.data.cookieHash
-          ? { ...s, authTime: e.data.authTime, cookieHash: e.data.cookieHash, previousCookieHash: s.cookieHash, cookieReplacedAt: e.data.authTime }
-          : { ...s, authTime: e.data.authTime };
+        // Events recorded before cookies were replaced carry none.
+        if (!e.data.cookieHash) return { ...s, authTime: e.data.authTime };
+        if (e.data.cookieAdded) return { ...s, authTime: e.data.authTime, cookieHashes: [...s.cookieHashes, e.data.cookieHash] };
+        return { ...s, authTime: e.data.authTime, cookieHashes: [e.data.cookieHash], replacedCookieHashes: s.cookieHashes, cookieReplacedAt: e.data.authTime };
       case 'CodeIssued': {
         const { tenantId: _t, sessionId: _s, ...code } = e.data;
         return { ...s, codes: [...s.codes, { ...code, redeemed: false }] };

@@ -7,8 +7,15 @@ import type { DomainEvent } from '../shared/decider.js';
  * tokens ended as well as how they began; an event about a grant names the grant's client.
  */
 export type SessionStarted = DomainEvent<'SessionStarted', { tenantId: string; sessionId: string; userId: string; cookieHash: string; authTime: number }>;
-/** The user proved who they are; on a sign-in again, the session's cookie is replaced (`cookieHash`), so a copy of the old one is worth nothing. */
-export type UserAuthenticated = DomainEvent<'UserAuthenticated', { tenantId: string; sessionId: string; userId: string; method: 'pwd'; authTime: number; cookieHash?: string }>;
+/**
+ * The user proved who they are. On a sign-in again the session's cookies are replaced by this
+ * one (`cookieHash`), so a copy of an old one is worth nothing; `cookieAdded`: the sign-in was
+ * sent alongside the one that just replaced them, and its cookie joins that one's.
+ */
+export type UserAuthenticated = DomainEvent<
+  'UserAuthenticated',
+  { tenantId: string; sessionId: string; userId: string; method: 'pwd'; authTime: number; cookieHash?: string; cookieAdded?: true }
+>;
 export type CodeIssued = DomainEvent<
   'CodeIssued',
   {

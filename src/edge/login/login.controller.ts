@@ -8,6 +8,7 @@ import { InvalidRequest, UserFacingError } from '../../auth/oauth-errors.js';
 import { readParams } from '../../auth/params.js';
 import { BrowserSessions, SESSION_COOKIE } from '../../auth/sessions/browser-session.js';
 import { mintArtefact, newSessionId, SessionCommands } from '../../auth/sessions/session-commands.js';
+import { replacedJustNow, type SessionCommand } from '../../domain/session/session.decider.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import type { LoginFailed } from '../../domain/user/user.events.js';
 import { DUMMY_PASSWORD_HASH, sha256, verifyPassword } from '../../infrastructure/crypto/hashing.js';
@@ -87,26 +88,22 @@ export class LoginController {
     }
     const now = this.clock.seconds();
     const held = await this.browser.held(tenantId, req.headers.cookie);
-    let cookies: string[] = [];
-    let sessionId: string;
-    if (held && held.state.userId === user.userId) {
-      // The same session, with a new cookie: a copy of the old one does not gain the new sign-in.
-      // A sign-in submitted at the same time from this browser finds the cookie replaced, and keeps it.
-      sessionId = held.state.sessionId;
-      const cookie = mintArtefact(sessionId);
-      const { events } = await this.sessions.run(tenantId, sessionId, { kind: 'Reauthenticate', userId: user.userId, presentedCookieHash: held.cookieHash, cookieHash: cookie.hash, now }, `user:${user.userId}`, {
-        correlationId: req.id,
-      });
-      if (events.some((e) => e.type === 'UserAuthenticated' && e.data.cookieHash === cookie.hash)) cookies = [this.browser.cookie(tenantId, SESSION_COOKIE, cookie.value)];
-    } else {
-      // One user per browser: signing in as someone else ends the session this browser held,
-      // which its cookie no longer reaches and whose tokens would otherwise live on unseen.
-      if (held?.current) await this.sessions.run(tenantId, held.state.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in' }, `user:${user.userId}`, { correlationId: req.id });
-      sessionId = newSessionId();
-      const cookie = mintArtefact(sessionId);
-      await this.sessions.run(tenantId, sessionId, { kind: 'StartSession', tenantId, sessionId, userId: user.userId, cookieHash: cookie.hash, now }, `user:${user.userId}`, { correlationId: req.id });
-      cookies = [this.browser.cookie(tenantId, SESSION_COOKIE, cookie.value)];
+    const actor = `user:${user.userId}`;
+    const same = held !== undefined && held.state.userId === user.userId;
+    // One user per browser: signing in as someone else ends the session this browser held (by a
+    // cookie that opens it, or one a sign-in sent alongside just replaced), which its cookie no
+    // longer reaches and whose tokens would otherwise live on unseen.
+    if (held && !same && (held.current || replacedJustNow(held.state, held.cookieHash, now))) {
+      await this.sessions.run(tenantId, held.state.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in' }, actor, { correlationId: req.id });
     }
+    // Signing in again keeps the session under a new cookie: a copy of an old one does not gain the new sign-in.
+    const sessionId = same ? held.state.sessionId : newSessionId();
+    const cookie = mintArtefact(sessionId);
+    const command: SessionCommand = same
+      ? { kind: 'Reauthenticate', userId: user.userId, presentedCookieHash: held.cookieHash, cookieHash: cookie.hash, now }
+      : { kind: 'StartSession', tenantId, sessionId, userId: user.userId, cookieHash: cookie.hash, now };
+    await this.sessions.run(tenantId, sessionId, command, actor, { correlationId: req.id });
+    const cookies = [this.browser.cookie(tenantId, SESSION_COOKIE, cookie.value)];
     const client = await this.directory.client(tenantId, request.clientId);
     if (!client) throw new UserFacingError(new InvalidRequest('the client no longer exists'));
     const result: FlowResult = await this.flow.resume(tenant, client, { ...request, authenticated: true }, await this.sessions.load(tenantId, sessionId), req.id);
