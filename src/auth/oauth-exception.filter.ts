@@ -121,7 +121,6 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     if (exception instanceof ProjectionLagError || exception instanceof WrongExpectedRevisionError) return new TemporarilyUnavailable('the server is busy; retry shortly');
     const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
     if (status === 404) return new NotFound('no such endpoint');
-    if (status === 405) return new InvalidRequest('method not allowed');
     if (status === 413) return new ContentTooLarge('request body too large');
     if (typeof status === 'number' && status >= 400 && status < 500) return new InvalidRequest(status === 415 ? 'unsupported content type' : 'malformed request');
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
