@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../../../test/support/temp-dir.js';
 import { readBootstrapFile } from './bootstrap-file.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'bootstrap-file-'));
+const dir = tempDir('bootstrap-file-');
 function file(name: string, text: string): string {
   const p = join(dir, name);
   writeFileSync(p, text);

@@ -1,12 +1,12 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../../../test/support/temp-dir.js';
 import { KeyEncryption } from './key-encryption.js';
 
 describe('key encryption', () => {
   it('generates its key file once, readable by its owner only, and opens what it sealed after a restart', () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'kek-')), 'data');
+    const dir = join(tempDir('kek-'), 'data');
     const sealed = KeyEncryption.load(undefined, dir).seal('signing-key', 'private key', 'acme|kid');
     expect(readdirSync(dir)).toEqual(['key-encryption.key']);
     expect(statSync(join(dir, 'key-encryption.key')).mode & 0o777).toBe(0o600);
@@ -14,7 +14,7 @@ describe('key encryption', () => {
   });
 
   it('refuses an empty or damaged key file by name instead of replacing it', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kek-'));
+    const dir = tempDir('kek-');
     for (const content of ['', 'c2hvcnQ=']) {
       writeFileSync(join(dir, 'key-encryption.key'), content);
       expect(() => KeyEncryption.load(undefined, dir)).toThrow(`${join(dir, 'key-encryption.key')} must hold the base64 of exactly 32 bytes`);

@@ -1,7 +1,6 @@
 import { jest } from '@jest/globals';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../../../test/support/temp-dir.js';
 import { signingKeyDecider } from '../../domain/signing-key/signing-key.decider.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { AggregateStore } from '../event-store/aggregate-store.js';
@@ -24,7 +23,7 @@ describe('key ring', () => {
   const encryption = KeyEncryption.load(Buffer.alloc(32, 7).toString('base64'), '.');
   const clock = new ManualClock();
   beforeEach(() => {
-    events = new SqliteEventStore(join(mkdtempSync(join(tmpdir(), 'keyring-')), 'e.db'));
+    events = new SqliteEventStore(join(tempDir('keyring-'), 'e.db'));
     aggregates = new AggregateStore(events);
   });
   afterEach(() => events.close());

@@ -1,6 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../../../test/support/temp-dir.js';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.js';
 import { AggregateStore } from './aggregate-store.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
@@ -16,7 +15,7 @@ const ctx = { actor: 'test', now: new Date(0) };
 describe('aggregate store: work alongside the append', () => {
   let events: SqliteEventStore;
   beforeEach(() => {
-    events = new SqliteEventStore(join(mkdtempSync(join(tmpdir(), 'aggregate-')), 'e.db'));
+    events = new SqliteEventStore(join(tempDir('aggregate-'), 'e.db'));
   });
   afterEach(() => events.close());
 

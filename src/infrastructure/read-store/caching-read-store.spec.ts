@@ -1,12 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../../../test/support/temp-dir.js';
 import { CachingReadStore } from './caching-read-store.js';
 import { SqliteReadStore } from './sqlite-read-store.js';
 
 describe('caching read store', () => {
   it('serves cached views from memory, keeps what it writes, and never returns a document older than the last write', async () => {
-    const inner = new SqliteReadStore(join(mkdtempSync(join(tmpdir(), 'cache-')), 'r.db'));
+    const inner = new SqliteReadStore(join(tempDir('cache-'), 'r.db'));
     const store = new CachingReadStore(inner, ['clients']);
     await store.prepareView('clients', 1, []);
     await store.commit('clients', [{ id: 'a', doc: { n: 1 }, position: 1 }], 1);
