@@ -6,6 +6,8 @@ import type { ProjectedEvent, Projection } from './projection.js';
  * `SessionRevoked` ends the grants of several clients: besides its entry for the session and
  * the subject, each of those clients gets an entry of its own (with `clientId`, without
  * `sessionId` and `sub`, so that the session's and the subject's histories list it once).
+ * So does the client that presented another client's code or refresh token (`CodeRefused`,
+ * `RefreshRefused`): it holds a credential that leaked.
  */
 export interface TokenHistoryEntry {
   tenantId: string;
@@ -48,20 +50,29 @@ export const TOKEN_HISTORY_EVENTS = [
  */
 export const historyKey = (tenantId: string, position: number) => `${tenantId}/${String(position).padStart(20, '0')}`;
 
-/** The distinct clients of the grants a `SessionRevoked` ended (none in events recorded before it listed them). */
-function clientsOf(e: ProjectedEvent): string[] {
-  const grants: Array<{ clientId: string }> = e.data.grants ?? [];
-  return [...new Set(grants.map((g) => g.clientId))];
+/**
+ * The clients besides the event's own whose histories list it: those of the grants a
+ * `SessionRevoked` ended (none in events recorded before it listed them), and the one that
+ * presented another client's code or refresh token.
+ */
+function otherClients(e: ProjectedEvent): string[] {
+  if (e.type === 'SessionRevoked') {
+    const grants: Array<{ clientId: string }> = e.data.grants ?? [];
+    return [...new Set(grants.map((g) => g.clientId))];
+  }
+  if ((e.type === 'CodeRefused' || e.type === 'RefreshRefused') && e.data.presentedBy !== e.data.clientId) return [e.data.presentedBy];
+  return [];
 }
 
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 2,
+  version: 3,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [{ fields: ['tenantId', 'sessionId'] }, { fields: ['tenantId', 'sub'] }, { fields: ['tenantId', 'clientId'] }],
   documentId(e) {
     const key = historyKey(e.data.tenantId, e.position);
-    return e.type === 'SessionRevoked' ? [key, ...clientsOf(e).map((clientId) => `${key}/${clientId}`)] : key;
+    const others = otherClients(e);
+    return others.length ? [key, ...others.map((clientId) => `${key}/${clientId}`)] : key;
   },
   readsDocument: () => false,
   apply(_doc, e, id) {

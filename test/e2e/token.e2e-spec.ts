@@ -283,6 +283,11 @@ describe('authorization_code', () => {
       ['web', 'spa', 'other_client'],
       ['web', 'web', 'code_verifier'],
     ]);
+    // The presenting client holds a leaked code: its own history lists the attempt too (and the owner's once each).
+    const grantId = events.find((e) => e.type === 'CodeRefused')!.data.grantId;
+    const refusals = (clientId: string) => tokenHistory(server, { clientId }).then((h) => h.filter((e) => e.type === 'CodeRefused' && e.data.grantId === grantId));
+    expect((await refusals('spa')).map((e) => e.data.reason)).toEqual(['other_client']);
+    expect((await refusals('web')).map((e) => e.data.reason)).toEqual(['other_client', 'code_verifier']);
   });
 
   it('refuses a wrong redirect_uri with invalid_grant', async () => {
@@ -368,6 +373,8 @@ describe('refresh_token', () => {
     const tokens = await rp.tokens();
     expect(await oauthError(rp.refresh('spa', tokens.refresh_token!))).toMatchObject({ status: 400, error: 'invalid_grant', description: 'the refresh token was issued to another client' });
     expect((await sessionEvents(server, tokens.refresh_token!)).at(-1)).toMatchObject({ type: 'RefreshRefused', data: { clientId: 'web', presentedBy: 'spa' }, metadata: { actor: 'client:spa' } });
+    const refused = (await tokenHistory(server, { clientId: 'spa' })).filter((e) => e.type === 'RefreshRefused');
+    expect(refused.at(-1)).toMatchObject({ clientId: 'spa', data: { clientId: 'web', presentedBy: 'spa' } });
     expect(await rp.active(tokens.access_token)).toBe(true);
     expect(await rp.active(tokens.refresh_token!)).toBe(true);
     const next = await rp.refresh('web', tokens.refresh_token!);
