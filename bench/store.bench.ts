@@ -16,7 +16,10 @@
  *     the writer's own stream, with the exact expected revision, for S seconds each;
  *  3. catch-up read: subscribeToAll from position 0 through the head of the log;
  *  4. projection rebuild: ProjectionRunner.rebuild() over the whole log into a
- *     SqliteReadStore, with one projection counting the events of each stream.
+ *     SqliteReadStore, with one projection counting the events of each stream;
+ *  5. cold load of one long session (--rotations R refresh rotations, default 100,000: a
+ *     rotation every five minutes for about a year), as after a restart: folded from its first
+ *     event, then from its snapshot and the events after it.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -24,7 +27,10 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Projection } from '../projections/projection.js';
+import { sessionDecider } from '../src/domain/session/session.decider.js';
+import { AggregateStore } from '../src/infrastructure/event-store/aggregate-store.js';
 import type { EventData, ExpectedRevision } from '../src/infrastructure/event-store/event-store.port.js';
+import { Snapshots } from '../src/infrastructure/event-store/snapshots.js';
 import { SqliteEventStore } from '../src/infrastructure/event-store/sqlite-event-store.js';
 import { ProjectionRunner } from '../src/infrastructure/read-store/projection-runner.js';
 import { SqliteReadStore } from '../src/infrastructure/read-store/sqlite-read-store.js';
@@ -32,17 +38,19 @@ import { numberFlag, readFlags } from './args.js';
 
 interface Options {
   events: number;
+  rotations: number;
   seconds: number;
   dir: string;
   keep: boolean;
 }
 
-const USAGE = 'usage: node dist/bench/store.bench.js [--events N] [--seconds S] [--dir DIR] [--keep]';
+const USAGE = 'usage: node dist/bench/store.bench.js [--events N] [--rotations R] [--seconds S] [--dir DIR] [--keep]';
 
 function parseOptions(argv: readonly string[]): Options {
-  const f = readFlags(argv, { events: 'string', seconds: 'string', dir: 'string', keep: 'boolean' }, USAGE);
+  const f = readFlags(argv, { events: 'string', rotations: 'string', seconds: 'string', dir: 'string', keep: 'boolean' }, USAGE);
   return {
     events: numberFlag(f.events, 'events', 1_000_000, 1, true),
+    rotations: numberFlag(f.rotations, 'rotations', 100_000, 1, true),
     seconds: numberFlag(f.seconds, 'seconds', 5, 0.001),
     dir: typeof f.dir === 'string' ? f.dir : tmpdir(),
     keep: f.keep === true,
@@ -230,6 +238,52 @@ async function rebuild(store: SqliteEventStore, viewsFile: string, expected: num
   }
 }
 
+/** A session's events as the server appends them: a code redeemed, then `rotations` refresh rotations, each with its access token. */
+function sessionEvents(rotations: number): EventData[] {
+  const ids = { tenantId: 'bench', sessionId: 's', userId: 'u' };
+  const grant = { ...ids, grantId: 'g', clientId: 'c' };
+  const scope = ['openid', 'offline_access'];
+  const metadata = { tenantId: 'bench', actor: 'client:c', correlationId: randomUUID(), occurredAt: STARTED_AT, schemaVersion: 1 };
+  const event = (type: string, data: unknown): EventData => ({ id: randomUUID(), type, data, metadata });
+  const hash = (n: number) => `${n.toString(16).padStart(12, '0')}.${randomUUID()}`;
+  let t = 1_800_000_000;
+  const events = [
+    event('SessionStarted', { ...ids, cookieHash: randomUUID(), authTime: t }),
+    event('RefreshTokenIssued', { ...grant, refreshHash: hash(0), scope, issuedAt: t, expiresAt: t + 1_209_600 }),
+  ];
+  for (let i = 1; i <= rotations; i++) {
+    t += 300;
+    events.push(event('RefreshRotated', { ...grant, fromHash: hash(i - 1), toHash: hash(i), scope, issuedAt: t, expiresAt: t + 1_209_600 }));
+    events.push(
+      event('AccessTokenIssued', { ...grant, grantType: 'refresh_token', jti: `${randomUUID()}.g`, sub: 'u', scope, audience: ['api'], issuedAt: t, expiresAt: t + 300, kid: 'k' }),
+    );
+  }
+  return events;
+}
+
+async function sessionLoads(store: SqliteEventStore, viewsFile: string, rotations: number): Promise<Result[]> {
+  const events = sessionEvents(rotations);
+  let expected: ExpectedRevision = 'no_stream';
+  for (let i = 0; i < events.length; i += 10_000) expected = (await store.append('session-bench', events.slice(i, i + 10_000), expected)).nextRevision;
+  const views = new SqliteReadStore(viewsFile);
+  try {
+    const load = async (step: string, snapshots?: Snapshots): Promise<Result> => {
+      const started = performance.now();
+      const { revision } = await new AggregateStore(store, snapshots).load('session-bench', sessionDecider);
+      const seconds = (performance.now() - started) / 1000;
+      if (revision !== events.length - 1) throw new Error(`loaded the session up to revision ${revision}, expected ${events.length - 1}`);
+      return { step, count: events.length, seconds, unit: 'events/s', notes: `one load: ${(seconds * 1000).toFixed(1)} ms` };
+    };
+    const results = [await load(`cold load of a session of ${fmtInt(events.length)} events, folded from the start`, new Snapshots(views))];
+    // The load above saved the snapshot in the background.
+    for (let i = 0; i < 400 && !(await views.get('snapshots', 'session-bench')); i++) await new Promise((r) => setTimeout(r, 5));
+    results.push(await load('the same, from its snapshot and the events after it', new Snapshots(views)));
+    return results;
+  } finally {
+    await views.close();
+  }
+}
+
 function printTable(results: readonly Result[]): void {
   const rows = results.map((r) => [r.step, fmtInt(r.count), r.seconds.toFixed(2), `${fmtInt(r.count / r.seconds)} ${r.unit}`, r.notes]);
   const header = ['step', 'count', 'seconds', 'rate', 'notes'];
@@ -266,6 +320,8 @@ async function main(): Promise<void> {
     results.push(await catchUpRead(store, total));
     log(`  projection rebuild over ${fmtInt(total)} events`);
     results.push(await rebuild(store, viewsFile, total, streams));
+    log(`  cold loads of a session of ${fmtInt(options.rotations)} rotations`);
+    results.push(...(await sessionLoads(store, viewsFile, options.rotations)));
 
     console.log('');
     console.log(`SqliteEventStore benchmark (WAL, synchronous=FULL: every append acknowledged after fsync)`);

@@ -227,6 +227,27 @@ describe('session decider', () => {
     expect(errorCode(() => given(ended).when({ kind: 'IssueCode', code: {} as never }))).toBe('session_revoked');
   });
 
+  it('saves its state as plain JSON and folds on from a saved state as from the events', () => {
+    // A session with a used code, a replayed one, a sign-in again and enough rotations to be compacted.
+    let events = given(given(redeemed).after({ kind: 'Reauthenticate', userId: 'u', presentedCookieHash: 'h', cookieHash: 'h2', now: 150 })).after({
+      kind: 'IssueCode',
+      code: { ...code, grantId: 'g2', codeHash: 'c2' },
+    });
+    events = given(given(events).after(redeem({ codeHash: 'c2', refresh: { hash: 'q1', expiresAt: 1000 } }))).after(redeem({ codeHash: 'c2' }));
+    const at = (i: number) => ({ now: 200 + 10 * i, refresh: { hash: `r${i + 1}`, expiresAt: 300 + 10 * i } });
+    for (let i = 1; i <= 150; i++) events = given(events).after(rotate(`r${i}`, `r${i + 1}`, at(i)));
+    const codec = sessionDecider.snapshot!;
+    const restore = (n: number) => codec.decode(JSON.parse(JSON.stringify(codec.encode(fold(sessionDecider, events.slice(0, n))))));
+    for (const n of [5, 12, 100, events.length]) {
+      expect(restore(n)).toEqual(fold(sessionDecider, events.slice(0, n)));
+      expect(events.slice(n).reduce(sessionDecider.evolve, restore(n))).toEqual(fold(sessionDecider, events));
+    }
+    const s = restore(events.length);
+    expect(types(sessionDecider.decide(rotate('r151', 'x', { now: at(150).now }), s))).toEqual(['RefreshRotated', 'AccessTokenIssued']);
+    expect(types(sessionDecider.decide(rotate('r149', 'x', { now: at(150).now }), s))).toEqual(['RefreshReplayed', 'SessionRevoked']);
+    expect(types(sessionDecider.decide(redeem({ codeHash: 'c' }), s))).toEqual(['CodeReplayed', 'GrantRevoked']);
+  });
+
   it('folds the same state from the same events', () => {
     const a: SessionState = fold(sessionDecider, redeemed);
     expect(fold(sessionDecider, redeemed)).toEqual(a);

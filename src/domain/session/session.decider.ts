@@ -81,6 +81,18 @@ function findIn<T>(chain: Chain<T> | null, match: (item: T) => boolean): T | und
   return undefined;
 }
 
+function chainToArray<T>(chain: Chain<T> | null): T[] {
+  const items: T[] = [];
+  for (let link = chain; link; link = link.next) items.push(link.item);
+  return items;
+}
+
+function arrayToChain<T>(items: readonly T[]): Chain<T> | null {
+  let chain: Chain<T> | null = null;
+  for (let i = items.length - 1; i >= 0; i--) chain = { item: items[i], next: chain };
+  return chain;
+}
+
 export interface SessionState {
   started: boolean;
   tenantId: string;
@@ -191,9 +203,7 @@ function compact(s: SessionState, now: number): SessionState {
     seen.add(link.item.hash);
     if (now - COMPACTION_MARGIN_SECONDS < link.item.expiresAt) kept.push(link.item);
   }
-  let refresh: Chain<RefreshState> | null = null;
-  for (let i = kept.length - 1; i >= 0; i--) refresh = { item: kept[i], next: refresh };
-  return { ...s, refresh, refreshLinks: kept.length, refreshCompacted: kept.length };
+  return { ...s, refresh: arrayToChain(kept), refreshLinks: kept.length, refreshCompacted: kept.length };
 }
 
 /** The grants of the session that have not ended, each with its client (one code made each grant). */
@@ -378,5 +388,15 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       default:
         return assertNever(e);
     }
+  },
+  // Sessions that refresh for months fold tens of thousands of events. Version 1: the state as
+  // above; raise it with any change to evolve, compact or the state's shape.
+  snapshot: {
+    version: 1,
+    encode: (s) => ({ ...s, redeemedCodes: chainToArray(s.redeemedCodes), refresh: chainToArray(s.refresh) }),
+    decode: (saved) => {
+      const s = saved as Omit<SessionState, 'redeemedCodes' | 'refresh'> & { redeemedCodes: CodeState[]; refresh: RefreshState[] };
+      return { ...s, redeemedCodes: arrayToChain(s.redeemedCodes), refresh: arrayToChain(s.refresh) };
+    },
   },
 };

@@ -13,6 +13,19 @@ export interface Decider<C, E extends DomainEvent, S> {
   initialState: S;
   decide(command: C, state: S): E[];
   evolve(state: S, event: E): S;
+  /** For streams that grow long: how the folded state is saved, so that a load need not read every event again. */
+  snapshot?: SnapshotCodec<S>;
+}
+
+/**
+ * A folded state as plain JSON and back. `version` names the rules that folded it: it goes up
+ * whenever `evolve` or the state's shape changes, so that a state saved under other rules is
+ * never used (the stream is folded from its first event instead).
+ */
+export interface SnapshotCodec<S> {
+  version: number;
+  encode(state: S): unknown;
+  decode(saved: unknown): S;
 }
 
 export function fold<E extends DomainEvent, S>(decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>, events: readonly E[]): S {

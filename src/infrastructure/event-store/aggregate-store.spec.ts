@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import { tempDir } from '../../../test/support/temp-dir.js';
+import { jest } from '@jest/globals';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.js';
+import { SqliteReadStore } from '../read-store/sqlite-read-store.js';
 import { AggregateStore } from './aggregate-store.js';
+import { Snapshots } from './snapshots.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 
 type Added = DomainEvent<'Added', { n: number }>;
@@ -85,3 +88,56 @@ describe('aggregate store: work alongside the append', () => {
     expect((await store.execute('c-1', counter, { add: 1 }, ctx)).state).toBe(2);
   });
 });
+
+describe('aggregate store: snapshots of long streams', () => {
+  // A counter whose state is saved as text, so that a test can tell a restored state from a folded one.
+  const saved: Decider<{ add: number }, Added, number> = { ...counter, snapshot: { version: 1, encode: (n) => `n=${n}`, decode: (x) => Number(String(x).slice(2)) } };
+  let file: string;
+  let events: SqliteEventStore;
+  let reads: SqliteReadStore;
+  beforeEach(() => {
+    file = join(tempDir('snapshots-'), 'e.db');
+    events = new SqliteEventStore(file);
+    reads = new SqliteReadStore(file);
+  });
+  afterEach(async () => {
+    await events.close();
+    await reads.close();
+  });
+
+  async function grow(store: AggregateStore, commands: number): Promise<void> {
+    for (let i = 0; i < commands; i++) await store.execute('c-1', saved, { add: 1 }, ctx);
+  }
+  /** The snapshot saved in the background, once it is there. */
+  async function snapshotAt(revision: number): Promise<unknown> {
+    for (let i = 0; i < 200; i++) {
+      const doc = await reads.get<{ revision: number }>('snapshots', 'c-1');
+      if (doc?.revision === revision) return doc;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    throw new Error(`no snapshot at revision ${revision}`);
+  }
+
+  it('saves the state every 500 events and loads a stream from its snapshot and the events after it', async () => {
+    await grow(new AggregateStore(events, new Snapshots(reads)), 520);
+    expect(await snapshotAt(499)).toMatchObject({ version: 1, state: 'n=500' });
+    const fresh = new AggregateStore(events, new Snapshots(reads));
+    const read = jest.spyOn(events, 'readStream');
+    expect(await fresh.load('c-1', saved)).toEqual({ state: 520, revision: 519 });
+    // One event to check the snapshot still names this log's event, then the 20 after it.
+    expect(read.mock.calls.map((c) => c[1])).toEqual([{ fromRevision: 499, maxCount: 1 }, { fromRevision: 500 }]);
+    expect((await fresh.execute('c-1', saved, { add: 1 }, ctx)).state).toBe(521);
+  });
+
+  it('folds the stream from the start when its snapshot was saved under other rules or is not of this log', async () => {
+    await grow(new AggregateStore(events, new Snapshots(reads)), 501);
+    await snapshotAt(499);
+    const otherRules = { ...saved, snapshot: { ...saved.snapshot!, version: 2, decode: () => -1000 } };
+    expect(await new AggregateStore(events, new Snapshots(reads)).load('c-1', otherRules)).toEqual({ state: 501, revision: 500 });
+    // A snapshot whose last event is not the one at its revision here (a log replaced under kept views).
+    const doc = (await reads.get<Record<string, unknown>>('snapshots', 'c-1'))!;
+    await reads.commit('snapshots', [{ id: 'c-1', doc: { ...doc, _id: undefined, _position: undefined, eventId: 'another log', state: 'n=-1000' }, position: 1 }], 1);
+    expect(await new AggregateStore(events, new Snapshots(reads)).load('c-1', saved)).toEqual({ state: 501, revision: 500 });
+  });
+});
+

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { fold, type Decider, type DomainEvent } from '../../domain/shared/decider.js';
+import { fold, type Decider, type DomainEvent, type SnapshotCodec } from '../../domain/shared/decider.js';
 import { setBounded } from '../../shared/bounded-map.js';
 import { Turns } from '../../shared/turns.js';
 import {
@@ -8,6 +8,7 @@ import {
   type EventStore,
   WrongExpectedRevisionError,
 } from './event-store.port.js';
+import type { Snapshots } from './snapshots.js';
 
 /** Who runs a command and on whose behalf; `now` is the injected time. */
 export interface CommandContext {
@@ -40,9 +41,19 @@ export type Alongside<E, S, R> = (events: E[], state: S) => R | Promise<R>;
 interface Cached {
   revision: number;
   state: unknown;
+  /** Revision of the stream's last snapshot saved or loaded here; -1 when none. */
+  snapshotAt: number;
+}
+
+/** The last event folded into a state: what a snapshot of it names. */
+interface LastEvent {
+  id: string;
+  position: number;
 }
 
 const CACHE_LIMIT = 20_000;
+/** Events a stream whose decider has a snapshot codec grows by before its state is saved again. */
+const SNAPSHOT_EVERY = 500;
 /** Decisions tried per command when appends conflict. */
 const ATTEMPTS = 5;
 
@@ -63,18 +74,40 @@ export class AggregateStore {
   /** Commands on one stream take turns; a turn ends when its command's append has settled. */
   private readonly turns = new Turns();
 
-  constructor(private readonly events: EventStore) {}
+  constructor(
+    private readonly events: EventStore,
+    /** Where the states of long streams are saved between loads; without it, a load not cached reads the whole stream. */
+    private readonly snapshots?: Snapshots,
+  ) {}
 
-  async load<E extends DomainEvent, S>(streamId: string, decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>): Promise<{ state: S; revision: number }> {
+  async load<E extends DomainEvent, S>(streamId: string, decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve' | 'snapshot'>): Promise<{ state: S; revision: number }> {
+    const { state, revision } = await this.current(streamId, decider);
+    return { state: state as S, revision };
+  }
+
+  /** The stream's state now: cached, or folded on from the cached state, from its snapshot, or from the start. */
+  private async current<E extends DomainEvent, S>(streamId: string, decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve' | 'snapshot'>): Promise<Cached> {
     const cached = this.cache.get(streamId);
-    if (cached && this.events.exclusive) return { state: cached.state as S, revision: cached.revision };
-    const from = cached ? cached.revision + 1 : 0;
-    const recorded = await this.events.readStream(streamId, { fromRevision: from });
-    const base = (cached?.state as S | undefined) ?? decider.initialState;
+    if (cached && this.events.exclusive) return cached;
+    const snapshot = cached ? undefined : await this.loadSnapshot(streamId, decider.snapshot);
+    const start = cached ?? (snapshot && { revision: snapshot.revision, state: snapshot.state, snapshotAt: snapshot.revision });
+    const recorded = await this.events.readStream(streamId, { fromRevision: start ? start.revision + 1 : 0 });
+    const base = (start?.state as S | undefined) ?? decider.initialState;
     const state = recorded.length ? fold({ initialState: base, evolve: decider.evolve }, recorded as unknown as E[]) : base;
-    const revision = recorded.length ? recorded[recorded.length - 1].revision : (cached?.revision ?? -1);
-    if (revision >= 0) this.remember(streamId, revision, state);
-    return { state, revision };
+    const last = recorded.length ? recorded[recorded.length - 1] : snapshot && { id: snapshot.eventId, position: snapshot.position };
+    const revision = recorded.length ? recorded[recorded.length - 1].revision : (start?.revision ?? -1);
+    const folded = { revision, state, snapshotAt: start?.snapshotAt ?? -1 };
+    return last ? this.remember(streamId, folded, last, decider.snapshot) : folded;
+  }
+
+  private async loadSnapshot<S>(streamId: string, codec: SnapshotCodec<S> | undefined) {
+    if (!codec || !this.snapshots) return undefined;
+    try {
+      return await this.snapshots.load(streamId, codec, this.events);
+    } catch {
+      // A snapshot that cannot be read is passed over like a missing one.
+      return undefined;
+    }
   }
 
   async execute<C, E extends DomainEvent, S, R = undefined>(
@@ -101,15 +134,19 @@ export class AggregateStore {
     endTurn: () => void,
   ): Promise<Outcome<E, S, R>> {
     for (let attempt = 1; ; attempt++) {
-      const { state, revision } = await this.load(streamId, decider);
+      const folded = await this.current(streamId, decider);
+      const { revision, snapshotAt } = folded;
+      const state = folded.state as S;
       const decided = decider.decide(command, state);
       if (decided.length === 0) return { events: [], state, position: 0 };
       try {
         const next = decided.reduce(decider.evolve, state);
+        const data = toEventData(decided, ctx);
         // The state is remembered as soon as the events are durable, not after the work, and
         // the next command on the stream may decide from then on.
-        const appended = this.events.append(streamId, toEventData(decided, ctx), revision === -1 ? 'no_stream' : revision).then((result) => {
-          this.remember(streamId, result.nextRevision, next);
+        const appended = this.events.append(streamId, data, revision === -1 ? 'no_stream' : revision).then((result) => {
+          const last = { id: data[data.length - 1].id, position: result.position };
+          this.remember(streamId, { revision: result.nextRevision, state: next, snapshotAt }, last, decider.snapshot);
           endTurn();
           return result;
         });
@@ -131,10 +168,18 @@ export class AggregateStore {
     return (await this.events.append(streamId, toEventData(events, ctx), 'any')).position;
   }
 
-  /** Keeps the folded state of a stream; never replaces a later revision with an earlier one. */
-  private remember(streamId: string, revision: number, state: unknown): void {
-    if ((this.cache.get(streamId)?.revision ?? -1) > revision) return;
-    setBounded(this.cache, streamId, { revision, state }, CACHE_LIMIT);
+  /**
+   * Keeps the folded state of a stream, never replacing a later revision with an earlier one,
+   * and saves a snapshot of it when the stream has grown SNAPSHOT_EVERY events since the last.
+   */
+  private remember<S>(streamId: string, folded: Cached, last: LastEvent, codec?: SnapshotCodec<S>): Cached {
+    if ((this.cache.get(streamId)?.revision ?? -1) > folded.revision) return folded;
+    if (codec && this.snapshots && folded.revision - folded.snapshotAt >= SNAPSHOT_EVERY) {
+      this.snapshots.save(streamId, { revision: folded.revision, eventId: last.id, position: last.position, state: folded.state as S }, codec);
+      folded = { ...folded, snapshotAt: folded.revision };
+    }
+    setBounded(this.cache, streamId, folded, CACHE_LIMIT);
+    return folded;
   }
 }
 

@@ -6,6 +6,7 @@ import { KeyEncryption } from '../crypto/key-encryption.js';
 import { KeyRing } from '../crypto/key-ring.js';
 import { AggregateStore } from '../event-store/aggregate-store.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.port.js';
+import { Snapshots } from '../event-store/snapshots.js';
 import { SqliteEventStore } from '../event-store/sqlite-event-store.js';
 import { CachingReadStore } from '../read-store/caching-read-store.js';
 import { ProjectionRunner } from '../read-store/projection-runner.js';
@@ -43,7 +44,7 @@ const CACHED_VIEWS = ['tenants', 'clients', 'users', 'sessions', 'tokens'];
     { provide: Clock, useClass: SystemClock },
     { provide: EVENT_STORE, inject: [CONFIG], useFactory: createEventStore },
     { provide: READ_STORE, inject: [CONFIG], useFactory: async (config: Config) => new CachingReadStore(await createReadStore(config), CACHED_VIEWS) },
-    { provide: AggregateStore, inject: [EVENT_STORE], useFactory: (events: EventStore) => new AggregateStore(events) },
+    { provide: AggregateStore, inject: [EVENT_STORE, READ_STORE], useFactory: (events: EventStore, reads: ReadStore) => new AggregateStore(events, new Snapshots(reads)) },
     {
       provide: ProjectionRunner,
       inject: [EVENT_STORE, READ_STORE],
