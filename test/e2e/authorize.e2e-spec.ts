@@ -422,6 +422,23 @@ describe('re-authentication', () => {
     }
   });
 
+  it('signs a new browser in to one session when its sign-in form is submitted twice at once', async () => {
+    const browser = rp.browser();
+    const req = await rp.request();
+    const form = Browser.form(await (await browser.follow(req.url, server.baseUrl)).text());
+    const answers = await Promise.all([1, 2].map(() => browser.post(form.action, { ...form.fields, username: 'alice', password: ALICE_PASSWORD })));
+    expect(answers.map((r) => r.status)).toEqual([302, 302]);
+    const sids = answers.map((r) => r.headers.getSetCookie().find((c) => c.startsWith('sid='))!.split(';')[0]);
+    // Two cookies of one session (its id leads the cookie's value), each of which opens it.
+    expect(new Set(sids.map((sid) => sid.slice(0, 'sid='.length + 22))).size).toBe(1);
+    expect(new Set(sids).size).toBe(2);
+    for (const sid of sids) {
+      const sso = await rp.request({ extra: { prompt: 'none' } });
+      const res = await contract.fetch(sso.url, { headers: { cookie: sid }, redirect: 'manual' });
+      expect(new URL(res.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+    }
+  });
+
   it("ends the previous user's session when two users sign in at once in one browser", async () => {
     const browser = rp.browser();
     const alice = await rp.tokens({}, browser);

@@ -5,6 +5,7 @@ import { DomainError } from '../../domain/shared/domain-error.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { randomToken, sha256 } from '../../infrastructure/crypto/hashing.js';
 import { AggregateStore, type Alongside, type Outcome } from '../../infrastructure/event-store/aggregate-store.js';
+import type { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../oauth-errors.js';
 
@@ -48,6 +49,15 @@ export function sessionOf(value: string): string | undefined {
 }
 
 export const newSessionId = () => randomToken(16);
+
+/**
+ * The id of the session a sign-in on pending request `interactionId` starts: the same for the
+ * same request and user, so that a sign-in form posted twice signs in to one session instead
+ * of leaving a second one that no browser holds. Keyed, so that it cannot be told in advance.
+ */
+export function sessionIdFor(keys: KeyEncryption, tenantId: string, interactionId: string, userId: string): string {
+  return keys.keyedHash('session id', `${tenantId}\n${interactionId}\n${userId}`).slice('hmac-sha256:'.length).slice(0, 22);
+}
 
 /** Runs session commands on the session's stream and translates domain refusals into OAuth errors. */
 @Injectable()

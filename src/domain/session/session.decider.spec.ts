@@ -120,6 +120,16 @@ describe('session decider', () => {
     expect(given(given(alongside).after(again('h-104', 110))).state.cookieHashes).toEqual(['h-110']);
   });
 
+  it('signs in to the session again when the form that started it is posted again: alongside (within 10 s) its cookie is added', () => {
+    const start = (userId: string, now: number): SessionCommand => ({ kind: 'StartSession', tenantId: 't', sessionId: 's', userId, cookieHash: `h-${now}`, now });
+    const twice = given(started).after(start('u', 95));
+    expect(twice.at(-1)).toEqual({ type: 'UserAuthenticated', data: { tenantId: 't', sessionId: 's', userId: 'u', method: 'pwd', authTime: 95, cookieHash: 'h-95', cookieAdded: true } });
+    expect(given(twice).state.cookieHashes).toEqual(['h', 'h-95']);
+    expect(given(given(started).after(start('u', 100))).state.cookieHashes).toEqual(['h-100']);
+    expect(errorCode(() => given(started).when(start('v', 95)))).toBe('already_exists');
+    expect(errorCode(() => given(given(started).after({ kind: 'EndSession', reason: 'logout' })).when(start('u', 95)))).toBe('session_revoked');
+  });
+
   it('records how each access token was obtained, the key that signs it, and the ID token that goes with it', () => {
     const issued = (events: SessionEvent[]) => events.find((e) => e.type === 'AccessTokenIssued')!.data;
     expect(issued(given(withCode).when(redeem()))).toMatchObject({ grantType: 'authorization_code', jti: 'at1.g', kid: 'k-at', idToken: { kid: 'k-id', expiresAt: 700 } });

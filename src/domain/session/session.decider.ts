@@ -235,7 +235,15 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
     const ids = { tenantId: s.tenantId, sessionId: s.sessionId, userId: s.userId };
     switch (c.kind) {
       case 'StartSession':
-        if (s.started) throw new DomainError('already_exists', 'session exists');
+        if (s.started) {
+          // The same sign-in form posted again (a new session's id derives from the pending
+          // request and the user): the session it started is signed in to again, its cookie
+          // added when posted alongside, so that whichever answer the browser keeps works.
+          requireLive(s, 'code_invalid');
+          if (c.userId !== s.userId) throw new DomainError('already_exists', 'session exists');
+          const alongside = c.now - s.authTime < ALONGSIDE_SECONDS;
+          return [{ type: 'UserAuthenticated', data: { ...ids, method: 'pwd', authTime: c.now, cookieHash: c.cookieHash, ...(alongside ? { cookieAdded: true as const } : {}) } }];
+        }
         return [
           { type: 'SessionStarted', data: { tenantId: c.tenantId, sessionId: c.sessionId, userId: c.userId, cookieHash: c.cookieHash, authTime: c.now } },
           { type: 'UserAuthenticated', data: { tenantId: c.tenantId, sessionId: c.sessionId, userId: c.userId, method: 'pwd', authTime: c.now } },

@@ -7,7 +7,7 @@ import { formParams } from '../../auth/form-request.js';
 import { InvalidRequest, UserFacingError } from '../../auth/oauth-errors.js';
 import { readParams } from '../../auth/params.js';
 import { BrowserSessions, SESSION_COOKIE } from '../../auth/sessions/browser-session.js';
-import { mintArtefact, newSessionId, SessionCommands } from '../../auth/sessions/session-commands.js';
+import { mintArtefact, newSessionId, SessionCommands, sessionIdFor } from '../../auth/sessions/session-commands.js';
 import { replacedJustNow, type SessionCommand } from '../../domain/session/session.decider.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import type { LoginFailed } from '../../domain/user/user.events.js';
@@ -97,7 +97,7 @@ export class LoginController {
       await this.sessions.run(tenantId, held.state.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in' }, actor, { correlationId: req.id });
     }
     // Signing in again keeps the session under a new cookie: a copy of an old one does not gain the new sign-in.
-    const sessionId = same ? held.state.sessionId : newSessionId();
+    const sessionId = same ? held.state.sessionId : request.interactionId ? sessionIdFor(this.keys, tenantId, request.interactionId, user.userId) : newSessionId();
     const cookie = mintArtefact(sessionId);
     const command: SessionCommand = same
       ? { kind: 'Reauthenticate', userId: user.userId, presentedCookieHash: held.cookieHash, cookieHash: cookie.hash, now }
