@@ -7,4 +7,4 @@ export const SCOPE_CLAIMS: Record<string, readonly string[]> = {
 
 export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
 
-export const STANDARD_CLAIMS = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', ...SCOPE_CLAIMS.profile, ...SCOPE_CLAIMS.email];
+export const STANDARD_CLAIMS = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'azp', ...SCOPE_CLAIMS.profile, ...SCOPE_CLAIMS.email];

@@ -11,7 +11,9 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium, type Response as PageResponse } from 'playwright-core';
-import { ALICE_PASSWORD, BOOTSTRAP_YAML } from '../support/server.js';
+import { sessionEvents } from '../support/audit.js';
+import { decodeJwt } from '../support/rp.js';
+import { ALICE_PASSWORD, BOOTSTRAP_YAML, type TestServer } from '../support/server.js';
 import { endToEnd } from '../support/suite.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -20,8 +22,9 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-
 
 /**
  * The application. At `/` it starts the sign-in; at `/cb` it redeems the code and uses the
- * tokens; at `/foreign` (opened from another origin than the client's) it tries the token
- * endpoint. What it saw goes into `#result` as JSON.
+ * tokens; at `/leave` (opened from another site than the server's) it signs the user out
+ * with a form POST to the end-session endpoint, which sends the browser back to `/bye`; at `/foreign` (opened from another origin than the
+ * client's) it tries the token endpoint. What it saw goes into `#result` as JSON.
  */
 const PAGE = (issuer: string) => `<!doctype html><meta charset="utf-8"><title>app</title><pre id="result"></pre>
 <script type="module">
@@ -57,6 +60,7 @@ if (location.pathname === '/') {
   const revoked = await call(meta.revocation_endpoint, form({ token: refreshed.body.refresh_token, token_type_hint: 'refresh_token', client_id: clientId }));
   const afterRevocation = await call(meta.userinfo_endpoint, { headers: { authorization: 'Bearer ' + refreshed.body.access_token } });
   show({
+    idToken: issued.body.id_token,
     stateMatches: back.get('state') === state,
     iss: back.get('iss'),
     issued: { status: issued.status, tokenType: issued.body.token_type, idToken: typeof issued.body.id_token, refreshToken: typeof issued.body.refresh_token },
@@ -65,12 +69,24 @@ if (location.pathname === '/') {
     revoked: { status: revoked.status },
     afterRevocation,
   });
+} else if (location.pathname === '/leave') {
+  const leave = Object.assign(document.createElement('form'), { method: 'POST', action: meta.end_session_endpoint });
+  const fields = { id_token_hint: location.hash.slice(1), post_logout_redirect_uri: location.origin + '/bye', state: 'left' };
+  for (const [name, value] of Object.entries(fields)) leave.append(Object.assign(document.createElement('input'), { type: 'hidden', name, value }));
+  document.body.append(leave);
+  leave.submit();
+} else if (location.pathname === '/bye') {
+  show({ state: new URLSearchParams(location.search).get('state') });
 } else if (location.pathname === '/foreign') {
   show({ metadata: meta.issuer, token: await call(meta.token_endpoint, form({ grant_type: 'refresh_token', refresh_token: 'any', client_id: clientId })) });
 }
 </script>`;
 
+/** The same port on localhost: another site than 127.0.0.1, where the server is. */
+const otherSite = (origin: string) => origin.replace('127.0.0.1', 'localhost');
+
 let issuer = '';
+let server: TestServer | undefined;
 let appServer: Server | undefined;
 let appOrigin = '';
 let browser: Browser | undefined;
@@ -79,7 +95,7 @@ let browser: Browser | undefined;
 async function startApp(): Promise<string> {
   appServer = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (!['/', '/cb', '/foreign'].includes(path)) return res.writeHead(404).end();
+    if (!['/', '/cb', '/leave', '/bye', '/foreign'].includes(path)) return res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE(issuer));
   });
   await new Promise<void>((resolve) => appServer!.listen(0, '127.0.0.1', resolve));
@@ -90,6 +106,7 @@ async function startApp(): Promise<string> {
     `    clients:
       - client_id: browser-app
         redirect_uris: ["${appOrigin}/cb"]
+        post_logout_redirect_uris: ["${otherSite(appOrigin)}/bye"]
         grant_types: [authorization_code, refresh_token]
         scope: "openid profile offline_access"
         token_endpoint_auth_method: none
@@ -105,6 +122,7 @@ const suite = available ? describe : describe.skip;
 const contract = endToEnd(
   async (s) => {
     issuer = s.rp.issuer;
+    server = s.server;
     if (available) browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   },
   available ? startApp : undefined,
@@ -175,11 +193,31 @@ suite('a browser-based public client', () => {
     });
   });
 
+  it("signs out with the relying party's form POST from its own site, which carries no SameSite cookie", async () => {
+    const context = await browser!.newContext();
+    const page = await context.newPage();
+    await page.goto(`${appOrigin}/`);
+    await page.waitForURL(`${issuer}/login**`);
+    await page.fill('#username', 'alice');
+    await page.fill('#password', ALICE_PASSWORD);
+    await page.click('button[type=submit]');
+    await page.waitForURL(`${appOrigin}/cb**`);
+    const { idToken } = await resultOf(page);
+    // The server is on 127.0.0.1; a page on localhost is another site, whose POST carries no SameSite=Lax cookie.
+    await page.goto(`${otherSite(appOrigin)}/leave#${idToken}`);
+    await page.waitForURL(`${otherSite(appOrigin)}/bye**`);
+    expect(await resultOf(page)).toEqual({ state: 'left' });
+    await context.close();
+    // The session has ended (a cleared cookie alone would have left it, and its tokens, alive).
+    const events = await sessionEvents(server!, decodeJwt(idToken).payload.sid as string);
+    expect(events.at(-1)).toMatchObject({ type: 'SessionRevoked', data: { reason: 'logout' } });
+  });
+
   it("a page on another origin may read the metadata but not the token endpoint's answers for the client", async () => {
     const context = await browser!.newContext();
     const page = await context.newPage();
     // localhost and 127.0.0.1 are different origins; the client registered only the latter.
-    await page.goto(`${appOrigin.replace('127.0.0.1', 'localhost')}/foreign`);
+    await page.goto(`${otherSite(appOrigin)}/foreign`);
     const result = await resultOf(page);
     await context.close();
     expect(result).toEqual({ metadata: issuer, token: { blocked: 'TypeError' } });

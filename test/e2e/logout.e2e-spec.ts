@@ -88,8 +88,34 @@ describe('logout without id_token_hint', () => {
     expect(html).toContain('Sign out?');
     const form = Browser.form(html);
     expect(form.action).toBe(rp.as.end_session_endpoint);
-    expect(form.fields).toMatchObject({ client_id: 'web', post_logout_redirect_uri: BYE, state: 's1', confirm: 'yes' });
+    expect(form.fields).toMatchObject({ client_id: 'web', post_logout_redirect_uri: BYE, state: 's1', confirm: expect.stringMatching(/^hmac-sha256:/) });
     expect(browser.cookie('sid')).toBeDefined();
+    expect(await stillSignedIn(browser)).toBe(true);
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+  });
+
+  it('takes the confirmation only with the value its page carries, which no other page can know', async () => {
+    const { browser, tokens } = await signedIn();
+    const other = await signedIn();
+    const theirs = Browser.form(await (await other.browser.get(logoutUrl({}))).text()).fields.confirm;
+    for (const confirm of ['yes', theirs]) {
+      const res = await browser.post(rp.as.end_session_endpoint!, { confirm });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('Sign out?');
+    }
+    expect(await stillSignedIn(browser)).toBe(true);
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+  });
+
+  it('refuses HEAD, which must not end a session (nor issue a code at /authorize)', async () => {
+    const { browser, tokens } = await signedIn();
+    const cookie = `sid=${browser.cookie('sid')}`;
+    const logout = await fetch(logoutUrl({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE }), { method: 'HEAD', headers: { cookie }, redirect: 'manual' });
+    const authorize = await fetch((await rp.request()).url, { method: 'HEAD', headers: { cookie }, redirect: 'manual' });
+    for (const res of [logout, authorize]) {
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, POST');
+    }
     expect(await stillSignedIn(browser)).toBe(true);
     expect(await rp.active(tokens.refresh_token!)).toBe(true);
   });
@@ -152,9 +178,10 @@ describe('logout with id_token_hint', () => {
     const elsewhere = rp.browser();
     const res = await elsewhere.get(logoutUrl({ id_token_hint: tokens.id_token! }));
     expect(await res.text()).toContain('Signed out');
-    // Not even as a POST that claims to be the confirmation, from this server's own origin.
+    // Not even as a POST that claims to be the confirmation, from this server's own origin: it goes on as a GET.
     const forged = await elsewhere.post(`${rp.issuer}/logout`, { id_token_hint: tokens.id_token!, confirm: 'yes' }, new URL(rp.issuer).origin);
-    expect(await forged.text()).toContain('Signed out');
+    expect(forged.status).toBe(303);
+    expect(await (await elsewhere.get(forged.headers.get('location')!)).text()).toContain('Signed out');
     expect(await rp.active(tokens.refresh_token!)).toBe(true);
     expect(await stillSignedIn(browser)).toBe(true);
   });
@@ -184,7 +211,7 @@ describe('logout with id_token_hint', () => {
     const res = await browser.get(logoutUrl({ id_token_hint: other.tokens.id_token!, post_logout_redirect_uri: BYE }));
     expect(res.status).toBe(200);
     const form = Browser.form(await res.text());
-    expect(form.fields).toMatchObject({ id_token_hint: other.tokens.id_token!, confirm: 'yes' });
+    expect(form.fields).toMatchObject({ id_token_hint: other.tokens.id_token!, confirm: expect.stringMatching(/^hmac-sha256:/) });
     expect(await stillSignedIn(browser)).toBe(true);
     expect(await rp.active(tokens.refresh_token!)).toBe(true);
     expect(await rp.active(other.tokens.refresh_token!)).toBe(true);
@@ -193,6 +220,20 @@ describe('logout with id_token_hint', () => {
     expect(await rp.active(tokens.refresh_token!)).toBe(false);
     expect(await rp.active(other.tokens.refresh_token!)).toBe(false);
     expect(await stillSignedIn(other.browser)).toBe(false);
+  });
+
+  it("sends a POST without the session cookie (a relying party's form on its own site) on as a GET, which carries it", async () => {
+    const { browser, tokens } = await signedIn();
+    const params = { id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE, state: 'x' };
+    const posted = await contract.fetch(rp.as.end_session_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params), redirect: 'manual' });
+    expect(posted.status).toBe(303);
+    const next = new URL(posted.headers.get('location')!);
+    expect(`${next.origin}${next.pathname}`).toBe(rp.as.end_session_endpoint);
+    expect(Object.fromEntries(next.searchParams)).toEqual(params);
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+    const res = await browser.get(next.href);
+    expect(res.headers.get('location')).toBe(`${BYE}?state=x`);
+    expect(await rp.active(tokens.refresh_token!)).toBe(false);
   });
 
   it('works with POST as well', async () => {

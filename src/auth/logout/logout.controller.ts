@@ -1,12 +1,16 @@
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientView } from '../../../projections/clients.projection.js';
+import { constantTimeEqual } from '../../infrastructure/crypto/hashing.js';
+import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
+import { parseCookies } from '../../shared/cookies.js';
 import { Directory } from '../../shared/directory.js';
 import { escapeHtml, page } from '../../shared/html.js';
 import { type FlowResult, sendFlowResult } from '../authorize/flow-result.js';
 import { formParams } from '../form-request.js';
 import { InvalidRequest, UserFacingError } from '../oauth-errors.js';
 import { type Params, readParams } from '../params.js';
+import { refuseHead } from '../route-methods.js';
 import { BrowserSessions, SESSION_COOKIE } from '../sessions/browser-session.js';
 import { SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
@@ -16,10 +20,11 @@ import { TokenIssuer } from '../tokens/token-issuer.js';
  * sessions: its own session (the one whose cookie it holds), and the session an
  * `id_token_hint` names when the hint's subject is the user signed in here (a session of
  * theirs in another browser). With a hint of the browser's own session, it ends at once;
- * otherwise the user confirms first, on a page whose POST carries `confirm=yes`. A link, an
- * image or another site's form cannot sign anyone out (a cross-site POST carries no SameSite
- * cookie), and neither can anyone who merely holds an ID token: ID tokens are no secret.
- * Ending a session revokes all its tokens (`SessionRevoked`).
+ * otherwise the user confirms first, on a page whose POST carries `confirm`: a keyed hash of
+ * the browser's session cookie, which no other page can know. Anyone who merely holds an ID
+ * token cannot sign anyone out: ID tokens are no secret. A relying party's form POST from its
+ * own site carries no SameSite cookie, so a POST without one goes on as a GET (303), a
+ * top-level navigation, which does. Ending a session revokes all its tokens (`SessionRevoked`).
  */
 @Controller(':tenant')
 export class LogoutController {
@@ -28,19 +33,27 @@ export class LogoutController {
     @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
     @Inject(BrowserSessions) private readonly browser: BrowserSessions,
     @Inject(SessionCommands) private readonly sessions: SessionCommands,
+    @Inject(KeyEncryption) private readonly keys: KeyEncryption,
   ) {}
 
   @Get('logout')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    refuseHead(req);
     sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), req.headers.cookie, false, req.id));
   }
 
   @Post('logout')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.logout(tenantId, formParams(req), req.headers.cookie, true, req.id));
+    const params = formParams(req);
+    if (parseCookies(req.headers.cookie)[SESSION_COOKIE] === undefined) {
+      await this.directory.requireTenant(tenantId);
+      const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
+      return sendFlowResult(reply, { kind: 'redirect', location: `${this.directory.issuer(tenantId)}/logout?${query}`, status: 303 });
+    }
+    sendFlowResult(reply, await this.logout(tenantId, params, req.headers.cookie, true, req.id));
   }
 
-  /** `posted`: only the confirmation form, never a link, may carry `confirm=yes`. */
+  /** `posted`: only the confirmation form, never a link, may carry `confirm`. */
   private async logout(tenantId: string, params: Params, cookieHeader: string | undefined, posted: boolean, correlationId: string): Promise<FlowResult> {
     await this.directory.requireTenant(tenantId);
     const reject = (why: string): never => {
@@ -64,9 +77,11 @@ export class LogoutController {
     if (redirect && !client) reject('post_logout_redirect_uri needs id_token_hint or client_id');
     if (redirect && !client!.postLogoutRedirectUris.includes(redirect)) reject('post_logout_redirect_uri is not registered for this client');
 
-    const current = await this.browser.current(tenantId, cookieHeader);
-    const confirmed = (posted && params.confirm === 'yes') || (current !== undefined && hintSession === current.sessionId);
-    if (current && !confirmed) return this.confirmPage(tenantId, params);
+    const held = await this.browser.held(tenantId, cookieHeader);
+    const current = held?.current ? held.state : undefined;
+    const token = held && this.keys.keyedHash('logout confirmation', held.cookieHash);
+    const confirmed = (posted && params.confirm !== undefined && constantTimeEqual(params.confirm, token ?? '')) || (current !== undefined && hintSession === current.sessionId);
+    if (current && !confirmed) return this.confirmPage(tenantId, params, token!);
     if (current) {
       const actor = `user:${current.userId}`;
       await this.sessions.run(tenantId, current.sessionId, { kind: 'EndSession', reason: 'logout' }, actor, { correlationId });
@@ -87,8 +102,8 @@ export class LogoutController {
     return { kind: 'html', status: 200, body: page('Signed out', '<h1>Signed out</h1><p>You are signed out.</p>'), cookies };
   }
 
-  private confirmPage(tenantId: string, params: Params): FlowResult {
-    const hidden = Object.entries({ ...params, confirm: 'yes' })
+  private confirmPage(tenantId: string, params: Params, confirm: string): FlowResult {
+    const hidden = Object.entries({ ...params, confirm })
       .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v ?? '')}">`)
       .join('');
     const body = `<h1>Sign out?</h1><form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/logout">${hidden}<button type="submit">Sign out</button></form>`;
