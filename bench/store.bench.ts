@@ -21,7 +21,7 @@
  *     rotation every five minutes for about a year), as after a restart: folded from its first
  *     event, then from its snapshot and the events after it.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -245,7 +245,7 @@ function sessionEvents(rotations: number): EventData[] {
   const scope = ['openid', 'offline_access'];
   const metadata = { tenantId: 'bench', actor: 'client:c', correlationId: randomUUID(), occurredAt: STARTED_AT, schemaVersion: 1 };
   const event = (type: string, data: unknown): EventData => ({ id: randomUUID(), type, data, metadata });
-  const hash = (n: number) => `${n.toString(16).padStart(12, '0')}.${randomUUID()}`;
+  const hash = (n: number) => `${n.toString(16).padStart(12, '0')}.${createHash('sha256').update(String(n)).digest('base64url')}`;
   let t = 1_800_000_000;
   const events = [
     event('SessionStarted', { ...ids, cookieHash: randomUUID(), authTime: t }),
