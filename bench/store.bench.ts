@@ -17,17 +17,18 @@
  *  3. catch-up read: subscribeToAll from position 0 through the head of the log;
  *  4. projection rebuild: ProjectionRunner.rebuild() over the whole log into a
  *     SqliteReadStore, with one projection counting the events of each stream;
- *  5. cold load of one long session (--rotations R refresh rotations, default 100,000: a
- *     rotation every five minutes for about a year), as after a restart: folded from its first
+ *  5. cold load of one long session (--rotations R refresh rotations with their access
+ *     tokens, default 100,000: a rotation every five minutes for about a year), as after a restart: folded from its first
  *     event, then from its snapshot and the events after it.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Projection } from '../projections/projection.js';
 import { sessionDecider } from '../src/domain/session/session.decider.js';
+import { KeyEncryption } from '../src/infrastructure/crypto/key-encryption.js';
 import { AggregateStore } from '../src/infrastructure/event-store/aggregate-store.js';
 import type { EventData, ExpectedRevision } from '../src/infrastructure/event-store/event-store.port.js';
 import { Snapshots } from '../src/infrastructure/event-store/snapshots.js';
@@ -238,7 +239,7 @@ async function rebuild(store: SqliteEventStore, viewsFile: string, expected: num
   }
 }
 
-/** A session's events as the server appends them: a code redeemed, then `rotations` refresh rotations, each with its access token. */
+/** A session's events as the server appends them: its start and first refresh token, then `rotations` rotations, each with its access token. */
 function sessionEvents(rotations: number): EventData[] {
   const ids = { tenantId: 'bench', sessionId: 's', userId: 'u' };
   const grant = { ...ids, grantId: 'g', clientId: 'c' };
@@ -274,10 +275,11 @@ async function sessionLoads(store: SqliteEventStore, viewsFile: string, rotation
       if (revision !== events.length - 1) throw new Error(`loaded the session up to revision ${revision}, expected ${events.length - 1}`);
       return { step, count: events.length, seconds, unit: 'events/s', notes: `one load: ${(seconds * 1000).toFixed(1)} ms` };
     };
-    const results = [await load(`cold load of a session of ${fmtInt(events.length)} events, folded from the start`, new Snapshots(views))];
+    const keys = KeyEncryption.load(randomBytes(32).toString('base64'), '.');
+    const results = [await load(`cold load of a session of ${fmtInt(events.length)} events, folded from the start`, new Snapshots(views, keys))];
     // The load above saved the snapshot in the background.
     for (let i = 0; i < 400 && !(await views.get('snapshots', 'session-bench')); i++) await new Promise((r) => setTimeout(r, 5));
-    results.push(await load('the same, from its snapshot and the events after it', new Snapshots(views)));
+    results.push(await load('the same, from its snapshot and the events after it', new Snapshots(views, keys)));
     return results;
   } finally {
     await views.close();

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { tempDir } from '../../../test/support/temp-dir.js';
 import { jest } from '@jest/globals';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.js';
+import { KeyEncryption } from '../crypto/key-encryption.js';
 import { SqliteReadStore } from '../read-store/sqlite-read-store.js';
 import { AggregateStore } from './aggregate-store.js';
 import { Snapshots } from './snapshots.js';
@@ -91,12 +92,14 @@ describe('aggregate store: work alongside the append', () => {
 
 describe('aggregate store: snapshots of long streams', () => {
   // A counter whose state is saved as text, so that a test can tell a restored state from a folded one.
-  const saved: Decider<{ add: number }, Added, number> = { ...counter, snapshot: { version: 1, encode: (n) => `n=${n}`, decode: (x) => Number(String(x).slice(2)) } };
-  let file: string;
+  const codec = { version: 1, encode: (n: number) => `n=${n}`, decode: (x: unknown) => Number(String(x).slice(2)) };
+  const saved: Decider<{ add: number }, Added, number> = { ...counter, snapshot: codec };
+  const keys = KeyEncryption.load(Buffer.alloc(32, 9).toString('base64'), '.');
   let events: SqliteEventStore;
   let reads: SqliteReadStore;
+  const snapshots = () => new Snapshots(reads, keys);
   beforeEach(() => {
-    file = join(tempDir('snapshots-'), 'e.db');
+    const file = join(tempDir('snapshots-'), 'e.db');
     events = new SqliteEventStore(file);
     reads = new SqliteReadStore(file);
   });
@@ -108,8 +111,8 @@ describe('aggregate store: snapshots of long streams', () => {
   async function grow(store: AggregateStore, commands: number): Promise<void> {
     for (let i = 0; i < commands; i++) await store.execute('c-1', saved, { add: 1 }, ctx);
   }
-  /** The snapshot saved in the background, once it is there. */
-  async function snapshotAt(revision: number): Promise<unknown> {
+  /** The snapshot document saved in the background, once it is there. */
+  async function snapshotAt(revision: number): Promise<Record<string, unknown>> {
     for (let i = 0; i < 200; i++) {
       const doc = await reads.get<{ revision: number }>('snapshots', 'c-1');
       if (doc?.revision === revision) return doc;
@@ -117,27 +120,37 @@ describe('aggregate store: snapshots of long streams', () => {
     }
     throw new Error(`no snapshot at revision ${revision}`);
   }
+  /** A load from a store that has just started: nothing cached. */
+  const coldLoad = (decider = saved) => new AggregateStore(events, snapshots()).load('c-1', decider);
 
   it('saves the state every 500 events and loads a stream from its snapshot and the events after it', async () => {
-    await grow(new AggregateStore(events, new Snapshots(reads)), 520);
-    expect(await snapshotAt(499)).toMatchObject({ version: 1, state: 'n=500' });
-    const fresh = new AggregateStore(events, new Snapshots(reads));
+    await grow(new AggregateStore(events, snapshots()), 520);
+    expect(await snapshotAt(499)).toMatchObject({ version: 1, state: '"n=500"' });
     const read = jest.spyOn(events, 'readStream');
+    const fresh = new AggregateStore(events, snapshots());
     expect(await fresh.load('c-1', saved)).toEqual({ state: 520, revision: 519 });
-    // One event to check the snapshot still names this log's event, then the 20 after it.
-    expect(read.mock.calls.map((c) => c[1])).toEqual([{ fromRevision: 499, maxCount: 1 }, { fromRevision: 500 }]);
+    // One read: the snapshot's own event, to check it is this log's, and the 20 after it.
+    expect(read.mock.calls.map((c) => c[1])).toEqual([{ fromRevision: 499 }]);
     expect((await fresh.execute('c-1', saved, { add: 1 }, ctx)).state).toBe(521);
   });
 
-  it('folds the stream from the start when its snapshot was saved under other rules or is not of this log', async () => {
-    await grow(new AggregateStore(events, new Snapshots(reads)), 501);
-    await snapshotAt(499);
-    const otherRules = { ...saved, snapshot: { ...saved.snapshot!, version: 2, decode: () => -1000 } };
-    expect(await new AggregateStore(events, new Snapshots(reads)).load('c-1', otherRules)).toEqual({ state: 501, revision: 500 });
-    // A snapshot whose last event is not the one at its revision here (a log replaced under kept views).
-    const doc = (await reads.get<Record<string, unknown>>('snapshots', 'c-1'))!;
-    await reads.commit('snapshots', [{ id: 'c-1', doc: { ...doc, _id: undefined, _position: undefined, eventId: 'another log', state: 'n=-1000' }, position: 1 }], 1);
-    expect(await new AggregateStore(events, new Snapshots(reads)).load('c-1', saved)).toEqual({ state: 501, revision: 500 });
+  it('folds the stream from the start when its snapshot was saved under other rules, altered, or is not of this log', async () => {
+    await grow(new AggregateStore(events, snapshots()), 501);
+    const doc = await snapshotAt(499);
+    expect(doc.version).toBe(1);
+    expect(await coldLoad({ ...saved, snapshot: { ...codec, version: 2, decode: () => -1000 } })).toEqual({ state: 501, revision: 500 });
+    // Altered in the read store: its keyed hash no longer matches.
+    const { _id, _position, ...fields } = doc;
+    await reads.commit('snapshots', [{ id: 'c-1', doc: { ...fields, state: '"n=-1000"' }, position: 1 }], 1);
+    expect(await coldLoad()).toEqual({ state: 501, revision: 500 });
+    // Intact, but its last event is not the one at its revision here, or the log is shorter (a log replaced or restored under kept views).
+    for (const [revision, eventId] of [
+      [499, 'an event of another log'],
+      [10_000, 'an event not written yet'],
+    ] as const) {
+      snapshots().save('c-1', { revision, eventId, position: 1, state: -1000 }, codec);
+      await snapshotAt(revision);
+      expect(await coldLoad()).toEqual({ state: 501, revision: 500 });
+    }
   });
 });
-

@@ -44,7 +44,11 @@ const CACHED_VIEWS = ['tenants', 'clients', 'users', 'sessions', 'tokens'];
     { provide: Clock, useClass: SystemClock },
     { provide: EVENT_STORE, inject: [CONFIG], useFactory: createEventStore },
     { provide: READ_STORE, inject: [CONFIG], useFactory: async (config: Config) => new CachingReadStore(await createReadStore(config), CACHED_VIEWS) },
-    { provide: AggregateStore, inject: [EVENT_STORE, READ_STORE], useFactory: (events: EventStore, reads: ReadStore) => new AggregateStore(events, new Snapshots(reads)) },
+    {
+      provide: AggregateStore,
+      inject: [EVENT_STORE, READ_STORE, KeyEncryption],
+      useFactory: (events: EventStore, reads: ReadStore, keys: KeyEncryption) => new AggregateStore(events, new Snapshots(reads, keys)),
+    },
     {
       provide: ProjectionRunner,
       inject: [EVENT_STORE, READ_STORE],
