@@ -66,7 +66,7 @@ function otherClients(e: ProjectedEvent): string[] {
 
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 3,
+  version: 4,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [{ fields: ['tenantId', 'sessionId'] }, { fields: ['tenantId', 'sub'] }, { fields: ['tenantId', 'clientId'] }],
   documentId(e) {
@@ -79,7 +79,11 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
     const d = e.data;
     const meta = { tenantId: d.tenantId, eventId: e.id, type: e.type, actor: e.metadata.actor, correlationId: e.metadata.correlationId, occurredAt: e.metadata.occurredAt };
     const key = historyKey(d.tenantId, e.position);
-    if (id !== key) return { ...meta, clientId: id.slice(key.length + 1), data: d };
+    if (id !== key) {
+      // The presenter of another client's code or token is told only that it was refused, and whose it was.
+      const data = e.type === 'SessionRevoked' ? d : { clientId: d.clientId, presentedBy: d.presentedBy, reason: d.reason };
+      return { ...meta, clientId: id.slice(key.length + 1), data };
+    }
     const sub = d.sub ?? d.userId;
     return {
       ...meta,

@@ -1,6 +1,3 @@
-import type { FastifyRequest } from 'fastify';
-import { MethodNotAllowed } from './oauth-errors.js';
-
 /**
  * The methods each route accepts, gathered as the routes are registered, so that a known path
  * asked with another method is answered 405 with `Allow` (RFC 9110 §15.5.6) rather than 404.
@@ -30,10 +27,3 @@ export class RouteMethods {
   }
 }
 
-/**
- * Fastify answers HEAD with a route's GET handler, side effects included. A GET that changes
- * state (issues a code, ends a session) refuses it: HEAD is a safe method (RFC 9110 §9.3.2).
- */
-export function refuseHead(req: FastifyRequest): void {
-  if (req.method === 'HEAD') throw new MethodNotAllowed(['GET', 'POST']);
-}

@@ -439,6 +439,23 @@ describe('re-authentication', () => {
     }
   });
 
+  it('starts a new session when the sign-in form is posted again after the session it started has ended', async () => {
+    // On the consent page (the request still pending), back to the sign-in form: as bob (which
+    // ends alice's session), then as alice again.
+    const browser = rp.browser();
+    const req = await rp.request({ clientId: 'third', scope: 'openid email', extra: { prompt: 'consent' } });
+    const form = Browser.form(await (await browser.follow(req.url, server.baseUrl)).text());
+    const signIn = (username: string, password: string) => browser.post(form.action, { ...form.fields, username, password });
+    const first = await signIn('alice', ALICE_PASSWORD);
+    expect(first.status).toBe(302);
+    const aliceSession = browser.cookie('sid')!.slice(0, 22);
+    expect((await signIn('bob', BOB_PASSWORD)).status).toBe(302);
+    const again = await signIn('alice', ALICE_PASSWORD);
+    expect(again.status).toBe(302);
+    expect(new URL(again.headers.get('location')!, rp.issuer).pathname).toBe(new URL(first.headers.get('location')!, rp.issuer).pathname);
+    expect(browser.cookie('sid')!.slice(0, 22)).not.toBe(aliceSession);
+  });
+
   it("ends the previous user's session when two users sign in at once in one browser", async () => {
     const browser = rp.browser();
     const alice = await rp.tokens({}, browser);

@@ -5,6 +5,7 @@ import type { TestServer } from './server.js';
 
 /** A `token_history` entry as the tests read it. */
 export interface HistoryEntry {
+  eventId: string;
   type: string;
   actor: string;
   clientId?: string;

@@ -3,7 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formParams } from '../form-request.js';
 import { OAuthError, UserFacingError } from '../oauth-errors.js';
 import { type Params, readParams } from '../params.js';
-import { refuseHead } from '../route-methods.js';
 import { AuthorizeFlow } from './authorize-flow.js';
 import { sendFlowResult } from './flow-result.js';
 
@@ -27,7 +26,6 @@ export class AuthorizeController {
 
   @Get('authorize')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    refuseHead(req);
     sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => readParams(req.query)), req.headers.cookie, req.id));
   }
 

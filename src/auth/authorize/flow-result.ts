@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 
 /** What an interactive step answers: a redirect, or a page; either may set cookies. */
 export type FlowResult =
-  | { kind: 'redirect'; location: string; cookies?: string[]; /** 303 sends a POST on as a GET (the default, 302, is the one clients expect). */ status?: 303 }
+  | { kind: 'redirect'; location: string; cookies?: string[] }
   | { kind: 'html'; status: number; body: string; cookies?: string[]; framable?: true };
 
 /**
@@ -18,7 +18,7 @@ export function sendFlowResult(reply: FastifyReply, result: FlowResult): void {
   if (!framable) reply.header('x-frame-options', 'DENY').header('content-security-policy', "frame-ancestors 'none'");
   if (result.cookies?.length) reply.header('set-cookie', result.cookies);
   if (result.kind === 'redirect') {
-    reply.redirect(result.location, result.status ?? 302);
+    reply.redirect(result.location, 302);
     return;
   }
   reply.status(result.status).header('content-type', 'text/html; charset=utf-8').send(result.body);

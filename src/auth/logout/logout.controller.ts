@@ -5,12 +5,11 @@ import { constantTimeEqual } from '../../infrastructure/crypto/hashing.js';
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { parseCookies } from '../../shared/cookies.js';
 import { Directory } from '../../shared/directory.js';
-import { escapeHtml, page } from '../../shared/html.js';
+import { escapeHtml, formPostPage, page } from '../../shared/html.js';
 import { type FlowResult, sendFlowResult } from '../authorize/flow-result.js';
 import { formParams } from '../form-request.js';
 import { InvalidRequest, UserFacingError } from '../oauth-errors.js';
 import { type Params, readParams } from '../params.js';
-import { refuseHead } from '../route-methods.js';
 import { BrowserSessions, SESSION_COOKIE } from '../sessions/browser-session.js';
 import { SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
@@ -23,8 +22,9 @@ import { TokenIssuer } from '../tokens/token-issuer.js';
  * otherwise the user confirms first, on a page whose POST carries `confirm`: a keyed hash of
  * the browser's session cookie, which no other page can know. Anyone who merely holds an ID
  * token cannot sign anyone out: ID tokens are no secret. A relying party's form POST from its
- * own site carries no SameSite cookie, so a POST without one goes on as a GET (303), a
- * top-level navigation, which does. Ending a session revokes all its tokens (`SessionRevoked`).
+ * own site carries no SameSite cookie, so a POST without one is answered with a page of this
+ * origin that posts the same fields again (marked `relayed`, once), which carries it. Ending
+ * a session revokes all its tokens (`SessionRevoked`).
  */
 @Controller(':tenant')
 export class LogoutController {
@@ -38,19 +38,17 @@ export class LogoutController {
 
   @Get('logout')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    refuseHead(req);
     sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), req.headers.cookie, false, req.id));
   }
 
   @Post('logout')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const params = formParams(req);
-    if (parseCookies(req.headers.cookie)[SESSION_COOKIE] === undefined) {
+    const { relayed, confirm, ...params } = formParams(req);
+    if (relayed === undefined && parseCookies(req.headers.cookie)[SESSION_COOKIE] === undefined) {
       await this.directory.requireTenant(tenantId);
-      const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
-      return sendFlowResult(reply, { kind: 'redirect', location: `${this.directory.issuer(tenantId)}/logout?${query}`, status: 303 });
+      return sendFlowResult(reply, { kind: 'html', status: 200, body: formPostPage(`${this.directory.issuer(tenantId)}/logout`, { ...params, relayed: '1' }) });
     }
-    sendFlowResult(reply, await this.logout(tenantId, params, req.headers.cookie, true, req.id));
+    sendFlowResult(reply, await this.logout(tenantId, { ...params, confirm }, req.headers.cookie, true, req.id));
   }
 
   /** `posted`: only the confirmation form, never a link, may carry `confirm`. */

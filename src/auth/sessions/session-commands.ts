@@ -51,12 +51,13 @@ export function sessionOf(value: string): string | undefined {
 export const newSessionId = () => randomToken(16);
 
 /**
- * The id of the session a sign-in on pending request `interactionId` starts: the same for the
- * same request and user, so that a sign-in form posted twice signs in to one session instead
- * of leaving a second one that no browser holds. Keyed, so that it cannot be told in advance.
+ * The id of the session a sign-in on a pending request starts (`browserNonce`: the request's
+ * own, 128 random bits bound to its browser): the same for the same request and user, so that
+ * a sign-in form posted twice signs in to one session instead of leaving a second one that no
+ * browser holds. Keyed, so that it cannot be told in advance.
  */
-export function sessionIdFor(keys: KeyEncryption, tenantId: string, interactionId: string, userId: string): string {
-  return keys.keyedHash('session id', `${tenantId}\n${interactionId}\n${userId}`).slice('hmac-sha256:'.length).slice(0, 22);
+export function sessionIdFor(keys: KeyEncryption, tenantId: string, browserNonce: string, userId: string): string {
+  return keys.keyedHash('session id', `${tenantId}\n${browserNonce}\n${userId}`).slice('hmac-sha256:'.length).slice(0, 22);
 }
 
 /** Runs session commands on the session's stream and translates domain refusals into OAuth errors. */

@@ -97,7 +97,7 @@ export class LoginController {
       await this.sessions.run(tenantId, held.state.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in' }, actor, { correlationId: req.id });
     }
     // Signing in again keeps the session under a new cookie: a copy of an old one does not gain the new sign-in.
-    const sessionId = same ? held.state.sessionId : request.interactionId ? sessionIdFor(this.keys, tenantId, request.interactionId, user.userId) : newSessionId();
+    const sessionId = same ? held.state.sessionId : await this.newSession(tenantId, request, user.userId);
     const cookie = mintArtefact(sessionId);
     const command: SessionCommand = same
       ? { kind: 'Reauthenticate', userId: user.userId, presentedCookieHash: held.cookieHash, cookieHash: cookie.hash, now }
@@ -108,6 +108,16 @@ export class LoginController {
     if (!client) throw new UserFacingError(new InvalidRequest('the client no longer exists'));
     const result: FlowResult = await this.flow.resume(tenant, client, { ...request, authenticated: true }, await this.sessions.load(tenantId, sessionId), req.id);
     sendFlowResult(reply, { ...result, cookies: [...cookies, this.devices.issue(tenantId, username), ...(result.cookies ?? [])] });
+  }
+
+  /**
+   * The session a sign-in on `request` starts: the one the same form posted before started,
+   * unless that one has ended since (signed out, or ended by another user's sign-in, and the
+   * form posted again with the back button); then a new one.
+   */
+  private async newSession(tenantId: string, request: AuthorizationRequest, userId: string): Promise<string> {
+    const sessionId = sessionIdFor(this.keys, tenantId, request.browserNonce, userId);
+    return (await this.sessions.load(tenantId, sessionId)).revoked ? newSessionId() : sessionId;
   }
 
   /** The pending request, only in the browser that started it. */
