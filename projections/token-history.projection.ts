@@ -30,6 +30,7 @@ export const TOKEN_HISTORY_EVENTS = [
   'LoginFailed',
   'ClientAuthenticationFailed',
   'ConsentGranted',
+  'ConsentDenied',
   'CodeIssued',
   'CodeRedeemed',
   'CodeReplayed',
@@ -66,7 +67,7 @@ function otherClients(e: ProjectedEvent): string[] {
 
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 4,
+  version: 5,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [{ fields: ['tenantId', 'sessionId'] }, { fields: ['tenantId', 'sub'] }, { fields: ['tenantId', 'clientId'] }],
   documentId(e) {

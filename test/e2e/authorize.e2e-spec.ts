@@ -364,6 +364,8 @@ describe('consent for a third-party client', () => {
     const sid = decodeJwt(tokens.id_token!).payload.sid as string;
     const history = await tokenHistory(server, { sessionId: sid });
     expect(history.filter((h) => h.type === 'ConsentGranted').map((h) => h.clientId)).toEqual(['third']);
+    // So is the denial before it.
+    expect(history.filter((h) => h.type === 'ConsentDenied').map((h) => [h.clientId, h.data.scope])).toEqual([['third', ['openid', 'email']]]);
 
     // Remembered: neither page again, even with prompt=none.
     const third = await rp.signIn(browser, { clientId: 'third', scope: 'openid email', extra: { prompt: 'none' } });

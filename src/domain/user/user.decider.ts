@@ -7,7 +7,8 @@ const USERNAME = /^[^\s]{1,256}$/;
 export type UserCommand =
   | { kind: 'ReserveUsername'; tenantId: string; username: string; userId: string }
   | { kind: 'CreateUser'; tenantId: string; userId: string; username: string; passwordHash: string; claims: UserClaims; now: string }
-  | { kind: 'GrantConsent'; clientId: string; scope: string[]; sessionId?: string };
+  | { kind: 'GrantConsent'; clientId: string; scope: string[]; sessionId?: string }
+  | { kind: 'DenyConsent'; clientId: string; scope: string[]; sessionId: string };
 
 export interface UserState {
   tenantId?: string;
@@ -48,6 +49,9 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
             },
           },
         ];
+      case 'DenyConsent':
+        if (!state.created || !state.tenantId) throw new DomainError('not_found', 'unknown user');
+        return [{ type: 'ConsentDenied', data: { tenantId: state.tenantId, userId: state.created.userId, clientId: command.clientId, scope: command.scope, sessionId: command.sessionId } }];
       case 'GrantConsent': {
         if (!state.created || !state.tenantId) throw new DomainError('not_found', 'unknown user');
         if (hasConsent(state, command.clientId, command.scope)) return [];
@@ -69,6 +73,7 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
       }
       case 'ConsentGranted':
         return { ...state, consents: { ...state.consents, [event.data.clientId]: event.data.scope } };
+      case 'ConsentDenied':
       case 'LoginFailed':
         return state;
       default:

@@ -17,6 +17,8 @@ export type UserCreated = DomainEvent<
 /** The user allowed a client these scopes (remembered, so the consent page is shown once). */
 /** `sessionId`: the browser session in which the user consented (so the session's history shows it). */
 export type ConsentGranted = DomainEvent<'ConsentGranted', { tenantId: string; userId: string; clientId: string; scope: string[]; sessionId?: string }>;
+/** The user denied a client these scopes on the consent page (nothing is remembered: the page is shown again next time). */
+export type ConsentDenied = DomainEvent<'ConsentDenied', { tenantId: string; userId: string; clientId: string; scope: string[]; sessionId: string }>;
 /**
  * A failed sign-in: on the user's stream for a wrong password, on the tenant's
  * `loginfailures-` stream for an unknown username, kept only as a keyed hash
@@ -28,4 +30,4 @@ export type LoginFailed = DomainEvent<
   | { tenantId: string; clientId?: string; reason: 'bad_password'; userId: string }
   | { tenantId: string; clientId?: string; reason: 'unknown_user'; usernameHash: string }
 >;
-export type UserEvent = UsernameReserved | UserCreated | ConsentGranted | LoginFailed;
+export type UserEvent = UsernameReserved | UserCreated | ConsentGranted | ConsentDenied | LoginFailed;

@@ -14,7 +14,7 @@ import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { escapeHtml, page } from '../../shared/html.js';
 
-/** The consent page for third-party clients; an allowed set of scopes is remembered (`ConsentGranted`). */
+/** The consent page for third-party clients; an allowed set of scopes is remembered (`ConsentGranted`), a denial recorded (`ConsentDenied`). */
 @Controller(':tenant')
 export class ConsentController {
   constructor(
@@ -41,13 +41,15 @@ export class ConsentController {
   async submit(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const params = formParams(req);
     const { tenant, client, request, session } = await this.pending(tenantId, params.interaction, req.headers.cookie);
-    if (params.decision !== 'allow') throw this.flow.toClient(request, new AccessDenied('the user denied the request'), true);
-    await this.aggregates.execute(streams.user(tenantId, session.userId), userDecider, { kind: 'GrantConsent', clientId: client.clientId, scope: request.scope, sessionId: session.sessionId }, {
+    const allowed = params.decision === 'allow';
+    const answer = { clientId: client.clientId, scope: request.scope, sessionId: session.sessionId };
+    await this.aggregates.execute(streams.user(tenantId, session.userId), userDecider, allowed ? { kind: 'GrantConsent', ...answer } : { kind: 'DenyConsent', ...answer }, {
       tenantId,
       actor: `user:${session.userId}`,
       now: this.clock.now(),
       correlationId: req.id,
     });
+    if (!allowed) throw this.flow.toClient(request, new AccessDenied('the user denied the request'), true);
     sendFlowResult(reply, await this.flow.resume(tenant, client, { ...request, consented: true }, session, req.id));
   }
 
