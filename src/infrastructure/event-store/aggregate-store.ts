@@ -9,7 +9,7 @@ import {
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from './event-store.port.js';
-import type { Snapshot, Snapshots } from './snapshots.js';
+import type { Snapshots } from './snapshots.js';
 
 /** Who runs a command and on whose behalf; `now` is the injected time. */
 export interface CommandContext {
@@ -90,39 +90,32 @@ export class AggregateStore {
   private async current<E extends DomainEvent, S>(streamId: string, decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve' | 'snapshot'>): Promise<Cached> {
     const cached = this.cache.get(streamId);
     if (cached && this.events.exclusive) return cached;
-    let start: Cached | undefined = cached;
-    let recorded: RecordedEvent[];
-    let last: LastEvent | undefined;
-    const snapshot = cached ? undefined : await this.loadSnapshot(streamId, decider.snapshot);
-    if (snapshot) {
-      // It holds for this log only if the event it was folded up to is here, at its revision.
-      recorded = await this.events.readStream(streamId, { fromRevision: snapshot.revision });
-      if (recorded[0]?.id === snapshot.eventId && recorded[0].revision === snapshot.revision) {
-        start = { revision: snapshot.revision, state: snapshot.state, snapshotAt: snapshot.revision };
-        last = { id: snapshot.eventId, position: snapshot.position };
-        recorded = recorded.slice(1);
-      } else {
-        recorded = await this.events.readStream(streamId);
-      }
-    } else {
-      recorded = await this.events.readStream(streamId, { fromRevision: start ? start.revision + 1 : 0 });
-    }
+    const { start, recorded, last } = cached
+      ? { start: cached, recorded: await this.events.readStream(streamId, { fromRevision: cached.revision + 1 }), last: undefined }
+      : await this.coldStart(streamId, decider.snapshot);
     const base = (start?.state as S | undefined) ?? decider.initialState;
     const state = recorded.length ? fold({ initialState: base, evolve: decider.evolve }, recorded as unknown as E[]) : base;
-    last = recorded.length ? recorded[recorded.length - 1] : last;
-    const revision = recorded.length ? recorded[recorded.length - 1].revision : (start?.revision ?? -1);
-    const folded = { revision, state, snapshotAt: start?.snapshotAt ?? -1 };
-    return last ? this.remember(streamId, folded, last, decider.snapshot) : folded;
+    const newest = recorded.at(-1);
+    const folded = { revision: newest?.revision ?? start?.revision ?? -1, state, snapshotAt: start?.snapshotAt ?? -1 };
+    const lastEvent = newest ?? last;
+    return lastEvent ? this.remember(streamId, folded, lastEvent, decider.snapshot) : folded;
   }
 
-  private async loadSnapshot<S>(streamId: string, codec: SnapshotCodec<S> | undefined): Promise<Snapshot<S> | undefined> {
-    if (!codec || !this.snapshots) return undefined;
-    try {
-      return await this.snapshots.load(streamId, codec);
-    } catch {
-      // A snapshot that cannot be read is passed over like a missing one.
-      return undefined;
+  /**
+   * Where a load with nothing cached starts: the stream's snapshot and the events after it, when
+   * the snapshot holds for this log (the event it was folded up to is here, at its revision);
+   * otherwise every event. A snapshot that cannot be read is passed over like a missing one.
+   */
+  private async coldStart<S>(streamId: string, codec: SnapshotCodec<S> | undefined): Promise<{ start?: Cached; recorded: RecordedEvent[]; last?: LastEvent }> {
+    const snapshot = codec && this.snapshots ? await this.snapshots.load(streamId, codec).catch(() => undefined) : undefined;
+    if (snapshot) {
+      const recorded = await this.events.readStream(streamId, { fromRevision: snapshot.revision });
+      if (recorded[0]?.id === snapshot.eventId && recorded[0].revision === snapshot.revision) {
+        const start = { revision: snapshot.revision, state: snapshot.state, snapshotAt: snapshot.revision };
+        return { start, recorded: recorded.slice(1), last: { id: snapshot.eventId, position: snapshot.position } };
+      }
     }
+    return { recorded: await this.events.readStream(streamId) };
   }
 
   async execute<C, E extends DomainEvent, S, R = undefined>(
