@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Duplex } from 'node:stream';
 import { DomainError } from '../domain/shared/domain-error.js';
+import { uuidV7 } from '../infrastructure/crypto/hashing.js';
 import { escapeHtml, formPostPage, page } from '../shared/html.js';
 import {
   BearerRequired,
@@ -53,7 +54,8 @@ export function clientError(error: { code?: string }, socket: Duplex): void {
   const [status, description] = CLIENT_ERRORS[error.code ?? ''] ?? ['400 Bad Request', 'malformed HTTP request'];
   const body = JSON.stringify({ error: 'invalid_request', error_description: description });
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
+    const headers = `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nX-Request-Id: ${uuidV7()}\r\nConnection: close`;
+    socket.write(`HTTP/1.1 ${status}\r\n${headers}\r\n\r\n${body}`);
   }
   socket.destroy();
 }
@@ -92,12 +94,13 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     if (exception instanceof UserFacingError) return sendErrorPage(reply, exception.error);
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     let error = this.toOAuthError(exception);
-    // A request that matched no route (a wrong method, say) is judged by its path.
+    // A request that matched no route (a wrong method, say) is judged by its path first,
+    // whatever went wrong on the way (its body may not even parse).
     const matched = request.routeOptions?.url;
     const route = matched ?? request.url.split('?')[0];
-    if (error instanceof NotFound && matched === undefined) {
+    if (matched === undefined) {
       const allow = this.routes?.allowed(route) ?? [];
-      if (allow.length) error = new MethodNotAllowed(allow);
+      if (allow.length && !allow.includes(request.method)) error = new MethodNotAllowed(allow);
     }
     if (error instanceof MethodNotAllowed) reply.header('allow', error.allow.join(', '));
     if (BROWSER_ROUTE.test(route)) return sendErrorPage(reply, error);

@@ -2,6 +2,9 @@ import { InvalidRequest, InvalidScope } from './oauth-errors.js';
 
 export type Params = Record<string, string | undefined>;
 
+/** The longest `state` taken (at /authorize and /logout): it goes back to the client in a URL. */
+export const MAX_STATE_LENGTH = 2048;
+
 /**
  * Request parameters as single strings (RFC 6749 §3.1: a parameter sent twice is an
  * error; an empty value counts as absent).

@@ -142,10 +142,11 @@ describe('errors sent back to the client with state and iss', () => {
     expect(clientError(res, req.state).error).toBe(expected);
   });
 
-  it('refuses a state longer than 2048 characters, and sends it back', async () => {
+  it('refuses a state longer than 2048 characters, and does not send it back (the answer would be a URL that long)', async () => {
     const req = await rp.request();
-    const state = 's'.repeat(2049);
-    expect(clientError(await rp.browser().get(withParam(req.url, 'state', state)), state).error).toBe('invalid_request');
+    const refused = clientError(await rp.browser().get(withParam(req.url, 'state', 's'.repeat(2049))), oauth.expectNoState);
+    expect(refused.error).toBe('invalid_request');
+    expect(refused.params.get('error_description')).toBe('state must be at most 2048 characters');
   });
 
   it('keeps the longest accepted state, nonce and login_hint through the login page', async () => {
@@ -528,6 +529,23 @@ describe('the login form', () => {
     expect(first).toMatch(/^hmac-sha256:[A-Za-z0-9_-]{43}$/);
     expect(second).toBe(first);
     expect(JSON.stringify(failures)).not.toContain(sha256(ALICE_PASSWORD).slice(7));
+  });
+
+  it('records at most 60 made-up usernames a minute on a tenant, so that they cannot flood the log', async () => {
+    const browser = rp.browser();
+    const form = await loginPage(browser);
+    const ids: string[] = [];
+    for (let batch = 0; batch < 7; batch++) {
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => browser.post(form.action, { ...form.fields, username: `nobody-${batch}-${i}`, password: 'x' })));
+      for (const res of answers) {
+        expect(res.status).toBe(401);
+        ids.push(res.headers.get('x-request-id')!);
+      }
+    }
+    const failures = await server.app.get<EventStore>(EVENT_STORE).readStream('loginfailures-acme');
+    const ours = failures.filter((e) => ids.includes(e.metadata.correlationId));
+    expect(ours.length).toBeGreaterThan(0);
+    expect(ours.length).toBeLessThanOrEqual(60);
   });
 
   it("gives every request an id, which the events it caused carry as their correlation id", async () => {

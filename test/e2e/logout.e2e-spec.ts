@@ -73,6 +73,8 @@ describe('rejected logout requests', () => {
     await expectErrorPage(await browser.get(logoutUrl({ post_logout_redirect_uri: BYE })));
     // A client_id that contradicts the hint.
     await expectErrorPage(await browser.get(logoutUrl({ id_token_hint: tokens.id_token!, client_id: 'spa' })));
+    // A state too long to send back.
+    await expectErrorPage(await browser.get(logoutUrl({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE, state: 's'.repeat(2049) })));
     expect(await stillSignedIn(browser)).toBe(true);
     expect(await rp.active(tokens.access_token)).toBe(true);
   });

@@ -89,12 +89,15 @@ describe('malformed requests and unsupported grants', () => {
     const answer = await raw('POST /acme/token HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer).toMatch(/\r\ncache-control: no-store\r\n/i);
+    expect(answer).toMatch(/\r\nx-request-id: [0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/i);
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'invalid_request', error_description: 'malformed HTTP request' });
   });
 
   it('answers another method than POST with 405 and Allow: POST (RFC 9110 §15.5.6); an unknown path stays 404', async () => {
-    for (const method of ['GET', 'PUT', 'DELETE']) {
-      const res = await jsonOf(await fetch(rp.url('/token'), { method }));
+    // Whatever the body: one that does not even parse (a key the form parser refuses) is still a wrong method first.
+    const form = { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '__proto__=x' };
+    for (const [method, init] of [['GET', {}], ['PUT', {}], ['DELETE', {}], ['PUT', form], ['PATCH', form]] as const) {
+      const res = await jsonOf(await fetch(rp.url('/token'), { method, ...init }));
       expect(res).toMatchObject({ status: 405, body: { error: 'invalid_request' } });
       expect(res.headers.get('allow')).toBe('POST');
       expect(res.headers.get('cache-control')).toBe('no-store');

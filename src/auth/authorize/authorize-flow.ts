@@ -25,7 +25,7 @@ import {
   UnsupportedResponseType,
   UserFacingError,
 } from '../oauth-errors.js';
-import { type Params, scopeList } from '../params.js';
+import { MAX_STATE_LENGTH, type Params, scopeList } from '../params.js';
 import { BrowserSessions } from '../sessions/browser-session.js';
 import { mintArtefact, SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
@@ -42,7 +42,7 @@ const CODE_TTL_SECONDS = 60;
  * The longest free-form values accepted: the request travels sealed in the login and consent
  * links, which must stay well inside what a browser and this server take in a request line.
  */
-const MAX_LENGTH = { state: 2048, nonce: 512, login_hint: 512 } as const;
+const MAX_LENGTH = { state: MAX_STATE_LENGTH, nonce: 512, login_hint: 512 } as const;
 
 /**
  * The authorization endpoint's decisions (RFC 6749 §4.1, OpenID Connect Core §3.1.2): check
@@ -70,7 +70,9 @@ export class AuthorizeFlow {
     if (!redirectUri) throw new UserFacingError(new InvalidRequest('redirect_uri is required'));
     if (!redirectUriMatches(client.redirectUris, redirectUri)) throw new UserFacingError(new InvalidRequest('redirect_uri is not registered for this client'));
     const responseMode = params.response_mode ?? 'query';
-    const back = { redirectUri, responseMode: responseMode === 'form_post' ? ('form_post' as const) : ('query' as const), state: params.state, iss: this.directory.issuer(tenantId) };
+    // A `state` too long to take is not sent back either (the answer would be a URL that long).
+    const state = (params.state?.length ?? 0) <= MAX_STATE_LENGTH ? params.state : undefined;
+    const back = { redirectUri, responseMode: responseMode === 'form_post' ? ('form_post' as const) : ('query' as const), state, iss: this.directory.issuer(tenantId) };
     const fail = (e: OAuthError): never => {
       throw new RedirectableError(e, back);
     };

@@ -7,7 +7,7 @@ import { AggregateStore } from '../../infrastructure/event-store/aggregate-store
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { InvalidClient, InvalidRequest } from '../oauth-errors.js';
-import { FailureBudget } from './failure-budget.js';
+import { FailureBudget } from '../../shared/failure-budget.js';
 import type { Params } from '../params.js';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
@@ -56,7 +56,7 @@ export function presentedCredentials(authorization: string | undefined, params: 
  */
 @Injectable()
 export class ClientAuthenticator {
-  private readonly failures = new FailureBudget();
+  private readonly failures = new FailureBudget(10);
 
   constructor(
     @Inject(Directory) private readonly directory: Directory,

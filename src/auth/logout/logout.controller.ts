@@ -9,7 +9,7 @@ import { escapeHtml, formPostPage, page } from '../../shared/html.js';
 import { type FlowResult, sendFlowResult } from '../authorize/flow-result.js';
 import { formParams } from '../form-request.js';
 import { InvalidRequest, UserFacingError } from '../oauth-errors.js';
-import { type Params, readParams } from '../params.js';
+import { MAX_STATE_LENGTH, type Params, readParams } from '../params.js';
 import { BrowserSessions, SESSION_COOKIE } from '../sessions/browser-session.js';
 import { SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
@@ -71,6 +71,7 @@ export class LogoutController {
     }
     const client: ClientView | null = clientId ? await this.directory.client(tenantId, clientId) : null;
     if (clientId && !client) reject('unknown client_id');
+    if ((params.state?.length ?? 0) > MAX_STATE_LENGTH) reject(`state must be at most ${MAX_STATE_LENGTH} characters`);
     const redirect = params.post_logout_redirect_uri;
     if (redirect && !client) reject('post_logout_redirect_uri needs id_token_hint or client_id');
     if (redirect && !client!.postLogoutRedirectUris.includes(redirect)) reject('post_logout_redirect_uri is not registered for this client');

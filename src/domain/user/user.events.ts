@@ -23,11 +23,12 @@ export type ConsentDenied = DomainEvent<'ConsentDenied', { tenantId: string; use
  * A failed sign-in: on the user's stream for a wrong password, on the tenant's
  * `loginfailures-` stream for an unknown username, kept only as a keyed hash
  * (`hmac-sha256:`), since a username typed by mistake may be a password; events written
- * before the hash was keyed carry a plain `sha256:`. Never the password.
+ * before the hash was keyed carry a plain `sha256:`. Never the password. Unknown usernames are
+ * recorded at most 60 a minute per tenant; `unrecordedBefore` counts those left out before.
  */
 export type LoginFailed = DomainEvent<
   'LoginFailed',
   | { tenantId: string; clientId?: string; reason: 'bad_password'; userId: string }
-  | { tenantId: string; clientId?: string; reason: 'unknown_user'; usernameHash: string }
+  | { tenantId: string; clientId?: string; reason: 'unknown_user'; usernameHash: string; unrecordedBefore?: number }
 >;
 export type UserEvent = UsernameReserved | UserCreated | ConsentGranted | ConsentDenied | LoginFailed;

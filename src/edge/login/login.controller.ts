@@ -16,9 +16,13 @@ import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
+import { FailureBudget } from '../../shared/failure-budget.js';
 import { escapeHtml, page } from '../../shared/html.js';
 import { DeviceCookies } from './device-cookie.js';
 import { LoginThrottle } from './login-throttle.js';
+
+/** Failed sign-ins with unknown usernames recorded per tenant and minute; the next one recorded counts the others. */
+const UNKNOWN_USERNAMES_RECORDED_PER_MINUTE = 60;
 
 /**
  * The tenant's sign-in page: a plain form (username, password) that works without
@@ -38,6 +42,9 @@ export class LoginController {
     @Inject(LoginThrottle) private readonly throttle: LoginThrottle,
     @Inject(DeviceCookies) private readonly devices: DeviceCookies,
   ) {}
+
+  /** Failed sign-ins with usernames nobody has, recorded per tenant. */
+  private readonly unknownUsernames = new FailureBudget(UNKNOWN_USERNAMES_RECORDED_PER_MINUTE);
 
   @Get('login')
   async show(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
@@ -77,12 +84,7 @@ export class LoginController {
     }
     const { user, ok } = attempt;
     if (!user || !ok) {
-      // Nobody was authenticated: the attempt is anonymous, made on the sign-in page of the client.
-      const clientId = request.clientId;
-      const failed: LoginFailed = user
-        ? { type: 'LoginFailed', data: { tenantId, clientId, reason: 'bad_password', userId: user.userId } }
-        : { type: 'LoginFailed', data: { tenantId, clientId, reason: 'unknown_user', usernameHash: this.keys.keyedHash('unknown username', `${tenantId}\n${username}`) } };
-      await this.aggregates.record(user ? streams.user(tenantId, user.userId) : streams.loginFailures(tenantId), [failed], { tenantId, actor: 'anonymous', now: this.clock.now(), correlationId: req.id });
+      await this.recordFailure(tenantId, request.clientId, user?.userId, username, req.id);
       sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 401, 'Wrong username or password.'));
       return;
     }
@@ -118,6 +120,28 @@ export class LoginController {
   private async newSession(tenantId: string, request: AuthorizationRequest, userId: string): Promise<string> {
     const sessionId = sessionIdFor(this.keys, tenantId, request.browserNonce, userId);
     return (await this.sessions.load(tenantId, sessionId)).revoked ? newSessionId() : sessionId;
+  }
+
+  /**
+   * A failed sign-in, anonymous (nobody was authenticated), made on the sign-in page of the
+   * client: on the user's stream (each username's attempts are slowed by the throttle), or, for
+   * a username nobody has, on the tenant's within a budget, so that made-up usernames cannot
+   * flood the log.
+   */
+  private async recordFailure(tenantId: string, clientId: string, userId: string | undefined, username: string, correlationId: string): Promise<void> {
+    const ctx = { tenantId, actor: 'anonymous', now: this.clock.now(), correlationId };
+    if (userId) {
+      await this.aggregates.record(streams.user(tenantId, userId), [{ type: 'LoginFailed', data: { tenantId, clientId, reason: 'bad_password', userId } }], ctx);
+      return;
+    }
+    const budget = this.unknownUsernames.spend(tenantId, ctx.now.getTime());
+    if (!budget.record) return;
+    const usernameHash = this.keys.keyedHash('unknown username', `${tenantId}\n${username}`);
+    const failed: LoginFailed = {
+      type: 'LoginFailed',
+      data: { tenantId, clientId, reason: 'unknown_user', usernameHash, ...(budget.unrecordedBefore ? { unrecordedBefore: budget.unrecordedBefore } : {}) },
+    };
+    await this.aggregates.record(streams.loginFailures(tenantId), [failed], ctx);
   }
 
   /** The pending request, only in the browser that started it. */

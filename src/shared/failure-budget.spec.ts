@@ -2,7 +2,7 @@ import { FailureBudget } from './failure-budget.js';
 
 describe('failure budget', () => {
   it('records ten failures of a key a minute, and the first recorded after a pause says how many were not', () => {
-    const b = new FailureBudget();
+    const b = new FailureBudget(10);
     for (let i = 0; i < 10; i++) expect(b.spend('web', 1000 + i)).toEqual({ record: true, unrecordedBefore: 0 });
     for (let i = 0; i < 25; i++) expect(b.spend('web', 2000 + i)).toEqual({ record: false });
     // Another key has a budget of its own.
