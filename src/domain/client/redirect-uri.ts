@@ -28,10 +28,10 @@ export function validateRedirectUri(value: string): void {
   if (url.protocol !== 'https:' && url.protocol !== 'http:' && !url.protocol.includes('.')) fail('uses a private-use scheme without a dot');
 }
 
-/** `http://`, one of LOOPBACK_HOSTS and the port, as written at the start of a URI. */
-const LOOPBACK_PREFIX = /^(http:\/\/(?:127\.0\.0\.1|\[::1\]|localhost))(?::(\d{1,5}))?(?=[/?]|$)/;
+/** `http://`, one of LOOPBACK_HOSTS and the port (no leading zero, not 0), as written at the start of a URI. */
+const LOOPBACK_PREFIX = /^(http:\/\/(?:127\.0\.0\.1|\[::1\]|localhost))(?::([1-9]\d{0,4}))?(?=[/?]|$)/;
 
-/** The URI as written, without its port, when it is written as a loopback URI with a valid port. */
+/** The URI as written, without its port, when it is written as a loopback URI with a valid port (1 to 65535, written plainly). */
 function withoutLoopbackPort(uri: string): string | undefined {
   const m = LOOPBACK_PREFIX.exec(uri);
   if (!m || Number(m[2] ?? 0) > 65535) return undefined;
