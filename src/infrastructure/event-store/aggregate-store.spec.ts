@@ -123,34 +123,45 @@ describe('aggregate store: snapshots of long streams', () => {
   /** A load from a store that has just started: nothing cached. */
   const coldLoad = (decider = saved) => new AggregateStore(events, snapshots()).load('c-1', decider);
 
-  it('saves the state every 500 events and loads a stream from its snapshot and the events after it', async () => {
-    await grow(new AggregateStore(events, snapshots()), 520);
-    expect(await snapshotAt(499)).toMatchObject({ version: 1, state: '"n=500"' });
+  it('saves the state every 2,000 events and loads a stream from its snapshot and the events after it', async () => {
+    await grow(new AggregateStore(events, snapshots()), 2020);
+    expect(await snapshotAt(1999)).toMatchObject({ version: 1, state: '"n=2000"' });
     const read = jest.spyOn(events, 'readStream');
     const fresh = new AggregateStore(events, snapshots());
-    expect(await fresh.load('c-1', saved)).toEqual({ state: 520, revision: 519 });
+    expect(await fresh.load('c-1', saved)).toEqual({ state: 2020, revision: 2019 });
     // One read: the snapshot's own event, to check it is this log's, and the 20 after it.
-    expect(read.mock.calls.map((c) => c[1])).toEqual([{ fromRevision: 499 }]);
-    expect((await fresh.execute('c-1', saved, { add: 1 }, ctx)).state).toBe(521);
+    expect(read.mock.calls.map((c) => c[1])).toEqual([{ fromRevision: 1999 }]);
+    expect((await fresh.execute('c-1', saved, { add: 1 }, ctx)).state).toBe(2021);
+  });
+
+  it('saves a large state less often: one event more between snapshots per 50 characters of it', async () => {
+    // Just under 125,000 characters: the next snapshot is due 2,500 events after the first, not 2,000.
+    const large = { ...saved, snapshot: { ...codec, encode: (n: number) => ({ n, padding: 'x'.repeat(124_950) }), decode: (x: unknown) => (x as { n: number }).n } };
+    const store = new AggregateStore(events, snapshots());
+    for (let i = 0; i < 4100; i++) await store.execute('c-1', large, { add: 1 }, ctx);
+    expect((await snapshotAt(1999)).revision).toBe(1999);
+    for (let i = 0; i < 400; i++) await store.execute('c-1', large, { add: 1 }, ctx);
+    await snapshotAt(4499);
+    expect(await new AggregateStore(events, snapshots()).load('c-1', large)).toEqual({ state: 4500, revision: 4499 });
   });
 
   it('folds the stream from the start when its snapshot was saved under other rules, altered, or is not of this log', async () => {
-    await grow(new AggregateStore(events, snapshots()), 501);
-    const doc = await snapshotAt(499);
+    await grow(new AggregateStore(events, snapshots()), 2001);
+    const doc = await snapshotAt(1999);
     expect(doc.version).toBe(1);
-    expect(await coldLoad({ ...saved, snapshot: { ...codec, version: 2, decode: () => -1000 } })).toEqual({ state: 501, revision: 500 });
+    expect(await coldLoad({ ...saved, snapshot: { ...codec, version: 2, decode: () => -1000 } })).toEqual({ state: 2001, revision: 2000 });
     // Altered in the read store: its keyed hash no longer matches.
     const { _id, _position, ...fields } = doc;
     await reads.commit('snapshots', [{ id: 'c-1', doc: { ...fields, state: '"n=-1000"' }, position: 1 }], 1);
-    expect(await coldLoad()).toEqual({ state: 501, revision: 500 });
+    expect(await coldLoad()).toEqual({ state: 2001, revision: 2000 });
     // Intact, but its last event is not the one at its revision here, or the log is shorter (a log replaced or restored under kept views).
     for (const [revision, eventId] of [
-      [499, 'an event of another log'],
+      [1999, 'an event of another log'],
       [10_000, 'an event not written yet'],
     ] as const) {
       snapshots().save('c-1', { revision, eventId, position: 1, state: -1000 }, codec);
       await snapshotAt(revision);
-      expect(await coldLoad()).toEqual({ state: 501, revision: 500 });
+      expect(await coldLoad()).toEqual({ state: 2001, revision: 2000 });
     }
   });
 });

@@ -42,8 +42,8 @@ export type Alongside<E, S, R> = (events: E[], state: S) => R | Promise<R>;
 interface Cached {
   revision: number;
   state: unknown;
-  /** Revision of the stream's last snapshot saved or loaded here; -1 when none. */
-  snapshotAt: number;
+  /** The revision at which the stream's state is next saved (see snapshotDue). */
+  snapshotDue: number;
 }
 
 /** The last event folded into a state: what a snapshot of it names. */
@@ -53,8 +53,15 @@ interface LastEvent {
 }
 
 const CACHE_LIMIT = 20_000;
-/** Events a stream whose decider has a snapshot codec grows by before its state is saved again. */
-const SNAPSHOT_EVERY = 500;
+/**
+ * Events a stream whose decider has a snapshot codec grows by before its state is saved again:
+ * SNAPSHOT_EVERY (a load folds at most that many after the snapshot, about 12 ms), or one per
+ * SNAPSHOT_CHARS_PER_EVENT characters of a larger state, so that saving costs each event a
+ * bounded share however large the state grows.
+ */
+const SNAPSHOT_EVERY = 2000;
+const SNAPSHOT_CHARS_PER_EVENT = 50;
+const snapshotDue = (revision: number, chars = 0) => revision + Math.max(SNAPSHOT_EVERY, Math.ceil(chars / SNAPSHOT_CHARS_PER_EVENT));
 /** Decisions tried per command when appends conflict. */
 const ATTEMPTS = 5;
 
@@ -96,7 +103,7 @@ export class AggregateStore {
     const base = (start?.state as S | undefined) ?? decider.initialState;
     const state = recorded.length ? fold({ initialState: base, evolve: decider.evolve }, recorded as unknown as E[]) : base;
     const newest = recorded.at(-1);
-    const folded = { revision: newest?.revision ?? start?.revision ?? -1, state, snapshotAt: start?.snapshotAt ?? -1 };
+    const folded = { revision: newest?.revision ?? start?.revision ?? -1, state, snapshotDue: start?.snapshotDue ?? snapshotDue(-1) };
     const lastEvent = newest ?? last;
     return lastEvent ? this.remember(streamId, folded, lastEvent, decider.snapshot) : folded;
   }
@@ -111,7 +118,7 @@ export class AggregateStore {
     if (snapshot) {
       const recorded = await this.events.readStream(streamId, { fromRevision: snapshot.revision });
       if (recorded[0]?.id === snapshot.eventId && recorded[0].revision === snapshot.revision) {
-        const start = { revision: snapshot.revision, state: snapshot.state, snapshotAt: snapshot.revision };
+        const start = { revision: snapshot.revision, state: snapshot.state, snapshotDue: snapshotDue(snapshot.revision, snapshot.chars) };
         return { start, recorded: recorded.slice(1), last: { id: snapshot.eventId, position: snapshot.position } };
       }
     }
@@ -143,7 +150,7 @@ export class AggregateStore {
   ): Promise<Outcome<E, S, R>> {
     for (let attempt = 1; ; attempt++) {
       const folded = await this.current(streamId, decider);
-      const { revision, snapshotAt } = folded;
+      const { revision } = folded;
       const state = folded.state as S;
       const decided = decider.decide(command, state);
       if (decided.length === 0) return { events: [], state, position: 0 };
@@ -154,7 +161,7 @@ export class AggregateStore {
         // the next command on the stream may decide from then on.
         const appended = this.events.append(streamId, data, revision === -1 ? 'no_stream' : revision).then((result) => {
           const last = { id: data[data.length - 1].id, position: result.position };
-          this.remember(streamId, { revision: result.nextRevision, state: next, snapshotAt }, last, decider.snapshot);
+          this.remember(streamId, { revision: result.nextRevision, state: next, snapshotDue: folded.snapshotDue }, last, decider.snapshot);
           endTurn();
           return result;
         });
@@ -178,13 +185,13 @@ export class AggregateStore {
 
   /**
    * Keeps the folded state of a stream, never replacing a later revision with an earlier one,
-   * and saves a snapshot of it when the stream has grown SNAPSHOT_EVERY events since the last.
+   * and saves a snapshot of it when one is due.
    */
   private remember<S>(streamId: string, folded: Cached, last: LastEvent, codec?: SnapshotCodec<S>): Cached {
     if ((this.cache.get(streamId)?.revision ?? -1) > folded.revision) return folded;
-    if (codec && this.snapshots && folded.revision - folded.snapshotAt >= SNAPSHOT_EVERY) {
-      this.snapshots.save(streamId, { revision: folded.revision, eventId: last.id, position: last.position, state: folded.state as S }, codec);
-      folded = { ...folded, snapshotAt: folded.revision };
+    if (codec && this.snapshots && folded.revision >= folded.snapshotDue) {
+      const chars = this.snapshots.save(streamId, { revision: folded.revision, eventId: last.id, position: last.position, state: folded.state as S }, codec);
+      folded = { ...folded, snapshotDue: snapshotDue(folded.revision, chars) };
     }
     setBounded(this.cache, streamId, folded, CACHE_LIMIT);
     return folded;

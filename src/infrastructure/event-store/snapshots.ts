@@ -21,6 +21,8 @@ export interface Snapshot<S = unknown> {
   eventId: string;
   position: number;
   state: S;
+  /** The length of its saved text, when it was loaded. */
+  chars?: number;
 }
 
 interface Saved {
@@ -56,14 +58,21 @@ export class Snapshots {
     const saved = await this.reads.get<Saved>(VIEW, streamId);
     if (!saved || saved.version !== codec.version || typeof saved.state !== 'string' || typeof saved.mac !== 'string') return undefined;
     if (!constantTimeEqual(saved.mac, this.mac(streamId, saved))) return undefined;
-    return { revision: saved.revision, eventId: saved.eventId, position: saved._position, state: codec.decode(JSON.parse(saved.state)) };
+    return { revision: saved.revision, eventId: saved.eventId, position: saved._position, state: codec.decode(JSON.parse(saved.state)), chars: saved.state.length };
   }
 
-  /** Saves in the background, and never throws: a snapshot lost costs a longer load, nothing else. */
-  save<S>(streamId: string, snapshot: Snapshot<S>, codec: SnapshotCodec<S>): void {
+  /**
+   * Saves in the background, and never throws: a snapshot lost costs a longer load, nothing
+   * else. Returns the length of the state's text (0 when it could not be encoded).
+   */
+  save<S>(streamId: string, snapshot: Snapshot<S>, codec: SnapshotCodec<S>): number {
+    let state = '';
     try {
-      const state = JSON.stringify(codec.encode(snapshot.state));
-      if (state.length > MAX_STATE_CHARS) return this.warn(streamId, `its state is ${state.length} characters long`);
+      state = JSON.stringify(codec.encode(snapshot.state));
+      if (state.length > MAX_STATE_CHARS) {
+        this.warn(streamId, `its state is ${state.length} characters long`);
+        return state.length;
+      }
       const saved = { version: codec.version, revision: snapshot.revision, eventId: snapshot.eventId, state };
       const doc = { ...saved, mac: this.mac(streamId, saved) };
       void this.prepare()
@@ -72,6 +81,7 @@ export class Snapshots {
     } catch (e) {
       this.warn(streamId, String(e));
     }
+    return state.length;
   }
 
   private mac(streamId: string, s: Omit<Saved, 'mac'>): string {
