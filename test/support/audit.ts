@@ -6,6 +6,7 @@ import type { TestServer } from './server.js';
 /** A `token_history` entry as the tests read it. */
 export interface HistoryEntry {
   eventId: string;
+  correlationId: string;
   type: string;
   actor: string;
   clientId?: string;

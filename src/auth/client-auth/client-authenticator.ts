@@ -18,6 +18,9 @@ interface Presented {
   secret?: string;
 }
 
+/** A registered client's failed authentications recorded in each minute's window (per server); the next one recorded counts the others. */
+const CLIENT_FAILURES_RECORDED_PER_MINUTE = 10;
+
 /** RFC 6749 §2.3.1: Basic credentials, each form-urlencoded before base64. */
 function fromBasic(credentials: string): Presented {
   const decoded = Buffer.from(credentials, 'base64').toString('utf8');
@@ -56,7 +59,7 @@ export function presentedCredentials(authorization: string | undefined, params: 
  */
 @Injectable()
 export class ClientAuthenticator {
-  private readonly failures = new FailureBudget(10);
+  private readonly failures = new FailureBudget(CLIENT_FAILURES_RECORDED_PER_MINUTE);
 
   constructor(
     @Inject(Directory) private readonly directory: Directory,

@@ -17,7 +17,7 @@ export type UserCreated = DomainEvent<
 /** The user allowed a client these scopes (remembered, so the consent page is shown once). */
 /** `sessionId`: the browser session in which the user consented (so the session's history shows it). */
 export type ConsentGranted = DomainEvent<'ConsentGranted', { tenantId: string; userId: string; clientId: string; scope: string[]; sessionId?: string }>;
-/** The user denied a client these scopes on the consent page (nothing is remembered: the page is shown again next time). */
+/** The user denied a client these scopes on the consent page. It changes nothing: a consent given before stays, and the page is asked for again. */
 export type ConsentDenied = DomainEvent<'ConsentDenied', { tenantId: string; userId: string; clientId: string; scope: string[]; sessionId: string }>;
 /**
  * A failed sign-in: on the user's stream for a wrong password, on the tenant's

@@ -41,6 +41,7 @@ export class ConsentController {
   async submit(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const params = formParams(req);
     const { tenant, client, request, session } = await this.pending(tenantId, params.interaction, req.headers.cookie);
+    if (params.decision !== 'allow' && params.decision !== 'deny') throw this.flow.toClient(request, new InvalidRequest('decision must be allow or deny'), true);
     const allowed = params.decision === 'allow';
     const answer = { clientId: client.clientId, scope: request.scope, sessionId: session.sessionId };
     await this.aggregates.execute(streams.user(tenantId, session.userId), userDecider, allowed ? { kind: 'GrantConsent', ...answer } : { kind: 'DenyConsent', ...answer }, {

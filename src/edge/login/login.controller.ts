@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizeFlow } from '../../auth/authorize/authorize-flow.js';
 import { type FlowResult, sendFlowResult } from '../../auth/authorize/flow-result.js';
@@ -21,7 +21,7 @@ import { escapeHtml, page } from '../../shared/html.js';
 import { DeviceCookies } from './device-cookie.js';
 import { LoginThrottle } from './login-throttle.js';
 
-/** Failed sign-ins with unknown usernames recorded per tenant and minute; the next one recorded counts the others. */
+/** Failed sign-ins with unknown usernames recorded per tenant in each minute's window (per server); the next one recorded counts the others. */
 const UNKNOWN_USERNAMES_RECORDED_PER_MINUTE = 60;
 
 /**
@@ -45,6 +45,7 @@ export class LoginController {
 
   /** Failed sign-ins with usernames nobody has, recorded per tenant. */
   private readonly unknownUsernames = new FailureBudget(UNKNOWN_USERNAMES_RECORDED_PER_MINUTE);
+  private readonly logger = new Logger('Login');
 
   @Get('login')
   async show(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
@@ -76,7 +77,7 @@ export class LoginController {
       return { user, ok: ok && user !== null };
     });
     if ('wait' in attempt) {
-      // Refused without looking at the password; the failures that led here are on record.
+      // Refused without looking at the password; the failures that led here are counted.
       const seconds = Math.ceil(attempt.wait / 1000);
       reply.header('retry-after', String(seconds));
       sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, `Too many failed sign-ins with this username. Try again in ${seconds} s.`));
@@ -84,8 +85,10 @@ export class LoginController {
     }
     const { user, ok } = attempt;
     if (!user || !ok) {
-      await this.recordFailure(tenantId, request.clientId, user?.userId, username, req.id);
       sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 401, 'Wrong username or password.'));
+      // Recorded once answered, whoever tried: how long the answer took then says nothing about
+      // whether the username exists (a made-up one is not always recorded).
+      this.recordFailure(tenantId, request.clientId, user?.userId, username, req.id).catch((e: unknown) => this.logger.error(`a failed sign-in was not recorded: ${String(e)}`));
       return;
     }
     const now = this.clock.seconds();
