@@ -1,4 +1,4 @@
-import { redirectUriMatches } from './redirect-uri.js';
+import { redirectUriMatches, validateRedirectUri } from './redirect-uri.js';
 
 describe('redirect URI matching', () => {
   const registered = ['http://127.0.0.1:9999/cb', 'https://app.example.com/cb', 'http://[::1]/cb?x=1'];
@@ -29,5 +29,10 @@ describe('redirect URI matching', () => {
       'http://[0:0:0:0:0:0:0:1]/cb?x=1',
     ];
     for (const uri of others) expect({ uri, matches: redirectUriMatches(registered, uri) }).toEqual({ uri, matches: false });
+  });
+
+  it('registers a loopback URI only as it is matched: lower-case host, a port written plainly', () => {
+    for (const uri of ['http://127.0.0.1/cb', 'http://127.0.0.1:8080/cb', 'http://[::1]:65535/cb', 'http://localhost/cb?x=1']) expect(() => validateRedirectUri(uri)).not.toThrow();
+    for (const uri of ['http://127.0.0.1:09999/cb', 'http://127.0.0.1:0/cb', 'http://LOCALHOST/cb']) expect(() => validateRedirectUri(uri)).toThrow(/must be written plainly/);
   });
 });

@@ -25,6 +25,7 @@ export function validateRedirectUri(value: string): void {
   if (FORBIDDEN_SCHEMES.has(url.protocol)) fail('uses a forbidden scheme');
   if (value.includes('#')) fail('must not contain a fragment');
   if (url.protocol === 'http:' && !isLoopback(url)) fail('may use http only on a loopback host');
+  if (isLoopback(url) && withoutLoopbackPort(value) === undefined) fail('must be written plainly: lower-case host, a port from 1 to 65535 without leading zeros');
   if (url.protocol !== 'https:' && url.protocol !== 'http:' && !url.protocol.includes('.')) fail('uses a private-use scheme without a dot');
 }
 
