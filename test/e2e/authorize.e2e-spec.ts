@@ -408,6 +408,23 @@ describe('consent for a third-party client', () => {
   });
 });
 
+/** Submits the sign-in form of `url` twice at once as alice; both are answered 302. The `sid=...` each answer sets. */
+async function signInTwiceAtOnce(browser: Browser, url: string): Promise<string[]> {
+  const form = Browser.form(await (await browser.follow(url, server.baseUrl)).text());
+  const answers = await Promise.all([1, 2].map(() => browser.post(form.action, { ...form.fields, username: 'alice', password: ALICE_PASSWORD })));
+  expect(answers.map((r) => r.status)).toEqual([302, 302]);
+  return answers.map((r) => r.headers.getSetCookie().find((c) => c.startsWith('sid='))!.split(';')[0]);
+}
+
+/** Each of these session cookies alone lets a prompt=none request through. */
+async function expectEachOpensTheSession(sids: string[]): Promise<void> {
+  for (const sid of sids) {
+    const sso = await rp.request({ extra: { prompt: 'none' } });
+    const res = await contract.fetch(sso.url, { headers: { cookie: sid }, redirect: 'manual' });
+    expect(new URL(res.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+  }
+}
+
 describe('re-authentication', () => {
   it('prompt=login shows the login form again although the browser has a session', async () => {
     const browser = rp.browser();
@@ -431,34 +448,20 @@ describe('re-authentication', () => {
     const browser = rp.browser();
     await rp.tokens({}, browser);
     const req = await rp.request({ extra: { prompt: 'login' } });
-    const form = Browser.form(await (await browser.follow(req.url, server.baseUrl)).text());
-    const answers = await Promise.all([1, 2].map(() => browser.post(form.action, { ...form.fields, username: 'alice', password: ALICE_PASSWORD })));
-    expect(answers.map((r) => r.status)).toEqual([302, 302]);
+    const sids = await signInTwiceAtOnce(browser, req.url);
     // A browser that double-clicks drops one answer; the one it keeps must open the session.
-    const sids = answers.map((r) => r.headers.getSetCookie().find((c) => c.startsWith('sid='))!.split(';')[0]);
     expect(new Set(sids).size).toBe(2);
-    for (const sid of sids) {
-      const sso = await rp.request({ extra: { prompt: 'none' } });
-      const res = await contract.fetch(sso.url, { headers: { cookie: sid }, redirect: 'manual' });
-      expect(new URL(res.headers.get('location')!).searchParams.get('code')).toBeTruthy();
-    }
+    await expectEachOpensTheSession(sids);
   });
 
   it('signs a new browser in to one session when its sign-in form is submitted twice at once', async () => {
     const browser = rp.browser();
     const req = await rp.request();
-    const form = Browser.form(await (await browser.follow(req.url, server.baseUrl)).text());
-    const answers = await Promise.all([1, 2].map(() => browser.post(form.action, { ...form.fields, username: 'alice', password: ALICE_PASSWORD })));
-    expect(answers.map((r) => r.status)).toEqual([302, 302]);
-    const sids = answers.map((r) => r.headers.getSetCookie().find((c) => c.startsWith('sid='))!.split(';')[0]);
+    const sids = await signInTwiceAtOnce(browser, req.url);
     // Two cookies of one session (its id leads the cookie's value), each of which opens it.
     expect(new Set(sids.map((sid) => sid.slice(0, 'sid='.length + 22))).size).toBe(1);
     expect(new Set(sids).size).toBe(2);
-    for (const sid of sids) {
-      const sso = await rp.request({ extra: { prompt: 'none' } });
-      const res = await contract.fetch(sso.url, { headers: { cookie: sid }, redirect: 'manual' });
-      expect(new URL(res.headers.get('location')!).searchParams.get('code')).toBeTruthy();
-    }
+    await expectEachOpensTheSession(sids);
   });
 
   it('starts a new session when the sign-in form is posted again after the session it started has ended', async () => {

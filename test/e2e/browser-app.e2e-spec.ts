@@ -151,6 +151,17 @@ async function checkContract(res: PageResponse): Promise<boolean> {
   return true;
 }
 
+/** Opens the application, signs in as alice on the login form, and returns what its callback page saw. */
+async function signInThroughApp(page: import('playwright-core').Page): Promise<Record<string, any>> {
+  await page.goto(`${appOrigin}/`);
+  await page.waitForURL(`${issuer}/login**`);
+  await page.fill('#username', 'alice');
+  await page.fill('#password', ALICE_PASSWORD);
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${appOrigin}/cb**`);
+  return resultOf(page);
+}
+
 async function resultOf(page: import('playwright-core').Page): Promise<Record<string, any>> {
   await page.waitForSelector('#result:not(:empty)', { state: 'attached' });
   return JSON.parse((await page.textContent('#result'))!);
@@ -162,13 +173,7 @@ suite('a browser-based public client', () => {
     const page = await context.newPage();
     const checks: Promise<boolean>[] = [];
     page.on('response', (res) => checks.push(checkContract(res)));
-    await page.goto(`${appOrigin}/`);
-    await page.waitForURL(`${issuer}/login**`);
-    await page.fill('#username', 'alice');
-    await page.fill('#password', ALICE_PASSWORD);
-    await page.click('button[type=submit]');
-    await page.waitForURL(`${appOrigin}/cb**`);
-    const result = await resultOf(page);
+    const result = await signInThroughApp(page);
     // At least the callback page's six: metadata, token, userinfo, token, revocation, userinfo.
     expect((await Promise.all(checks)).filter(Boolean).length).toBeGreaterThanOrEqual(6);
 
@@ -196,13 +201,7 @@ suite('a browser-based public client', () => {
   it("signs out with the relying party's form POST from its own site, which carries no SameSite cookie", async () => {
     const context = await browser!.newContext();
     const page = await context.newPage();
-    await page.goto(`${appOrigin}/`);
-    await page.waitForURL(`${issuer}/login**`);
-    await page.fill('#username', 'alice');
-    await page.fill('#password', ALICE_PASSWORD);
-    await page.click('button[type=submit]');
-    await page.waitForURL(`${appOrigin}/cb**`);
-    const { idToken } = await resultOf(page);
+    const { idToken } = await signInThroughApp(page);
     // The server is on 127.0.0.1; a page on localhost is another site, whose POST carries no SameSite=Lax cookie.
     await page.goto(`${otherSite(appOrigin)}/leave#${idToken}`);
     await page.waitForURL(`${otherSite(appOrigin)}/bye**`);
