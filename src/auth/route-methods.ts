@@ -26,4 +26,3 @@ export class RouteMethods {
     return [...methods].sort();
   }
 }
-
