@@ -16,30 +16,23 @@
 ############################################################################### build
 FROM node:24-bookworm-slim AS build
 
-# better-sqlite3 is a native addon: it uses a prebuilt binary when one matches this Node
-# ABI and otherwise compiles with node-gyp, which needs Python, make and a C++ compiler.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
- && rm -rf /var/lib/apt/lists/*
-
 WORKDIR /app
 
 # Dependencies first, so that this layer is reused while only the sources change.
-# Install scripts are off for the whole tree; the one native addon that needs its
-# install step (better-sqlite3) is then built explicitly.
-# npm_config_nodedir points node-gyp at the headers shipped in the image, so a source
-# build needs no download.
+# Install scripts are off for the whole tree: on this Node the server loads better-sqlite3 13
+# (installed as better-sqlite3-napi), a Node-API addon whose prebuilt binaries come in its
+# package, so nothing is compiled. (better-sqlite3 12, the driver for Node 20, stays unbuilt:
+# Node 24.19 and later abort when its statements are garbage-collected.)
 COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm \
-    npm ci --ignore-scripts --no-audit --no-fund \
- && npm_config_nodedir=/usr/local npm rebuild better-sqlite3 \
- && node -e "new (require('better-sqlite3'))(':memory:').close()"
+    npm ci --ignore-scripts --no-audit --no-fund
 
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY projections ./projections
 RUN npm run build \
- && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+ && node -e "import('./dist/src/infrastructure/sqlite/open-database.js').then((m) => { m.openDatabase(':memory:', false).close(); if (!m.SQLITE_DRIVER.includes('better-sqlite3-napi')) throw new Error(m.SQLITE_DRIVER); })"
 
 ############################################################################# runtime
 FROM node:24-bookworm-slim AS runtime

@@ -1,8 +1,31 @@
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 
-export type SqliteDatabase = Database.Database;
+export type SqliteDatabase = BetterSqlite3.Database;
+
+/**
+ * Absolute path of the SQLite driver this runtime loads (the writer thread loads the same).
+ * better-sqlite3 13 is built on Node-API 10 (Node 22.14 and later); 12 is the one that runs
+ * on Node 20. Node 24.19 and later abort the process (`RemoveEnvironmentCleanupHook`,
+ * `(env) != nullptr`) whenever a statement of 12, compiled against their headers, is
+ * garbage-collected, so 13 is preferred wherever it loads.
+ */
+const load = createRequire(import.meta.url);
+export const SQLITE_DRIVER: string = chooseDriver();
+const Database: typeof BetterSqlite3 = load(SQLITE_DRIVER);
+
+function chooseDriver(): string {
+  if (Number(process.versions.napi) >= 10) {
+    try {
+      return load.resolve('better-sqlite3-napi');
+    } catch {
+      process.emitWarning('better-sqlite3-napi (better-sqlite3 13) is not installed; falling back to better-sqlite3 12, which Node 24.19 and later abort on', { code: 'SQLITE_DRIVER' });
+    }
+  }
+  return load.resolve('better-sqlite3');
+}
 
 /**
  * Opens (creating if needed) the embedded store file in WAL mode. `durable` connections

@@ -57,7 +57,7 @@ export interface WriterData {
   file: string;
   /** DDL of every table the writer prepares statements for (idempotent). */
   schema: string;
-  /** Absolute path of the better-sqlite3 module, resolved by the main thread. */
+  /** Absolute path of the SQLite driver the main thread loads (`SQLITE_DRIVER`). */
   driver: string;
 }
 

@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { SQLITE_DRIVER } from './open-database.js';
 import { EVENTS_SCHEMA, VIEW_STATE_SCHEMA, type WriterData, type WriterRequest, type WriterResponse, writerThread, checkpointerThread } from './sqlite-writer.thread.js';
 
 /** How often the checkpointer thread copies the WAL into the main file (see checkpointerThread). */
@@ -23,7 +23,7 @@ export class SqliteWriter {
   private readonly exited: Promise<void>;
 
   private constructor(private readonly file: string) {
-    const data: WriterData = { file, schema: `${EVENTS_SCHEMA};\n${VIEW_STATE_SCHEMA};`, driver: createRequire(import.meta.url).resolve('better-sqlite3') };
+    const data: WriterData = { file, schema: `${EVENTS_SCHEMA};\n${VIEW_STATE_SCHEMA};`, driver: SQLITE_DRIVER };
     this.worker = new Worker(`(${writerThread.toString()})()`, { eval: true, workerData: data });
     this.worker.on('message', (r: WriterResponse) => {
       const p = this.pending.get(r.id);
