@@ -26,3 +26,15 @@ export class FailureBudget {
     return { record: true, unrecordedBefore: current.unrecorded };
   }
 }
+
+/** A log line written at most once a minute; the next one written says how many were held back. */
+export class OncePerMinute {
+  private readonly budget = new FailureBudget(1);
+
+  constructor(private readonly write: (line: string) => void) {}
+
+  log(line: string, now = Date.now()): void {
+    const report = this.budget.spend('', now);
+    if (report.record) this.write(report.unrecordedBefore ? `${line} (and ${report.unrecordedBefore} more since the last one)` : line);
+  }
+}

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,12 +7,14 @@ import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite-ev
 import { ProjectionRunner } from '../../src/infrastructure/read-store/projection-runner.js';
 import { SqliteReadStore } from '../../src/infrastructure/read-store/sqlite-read-store.js';
 import { exited, startChild, stopChild } from '../support/child-server.js';
+import { expectResponseMatches } from '../support/openapi.js';
 import { freePort, SERVICE_SECRET } from '../support/server.js';
 
 /**
  * Runs the built server (`dist/`, made by the test script) as a child process, kills it with
  * SIGKILL in the middle of a stream of token requests, and checks that every acknowledged
  * token survived, that the views resumed, and that they equal a rebuild from position 0.
+ * Then fills its disk (a file size limit) under the same stream of requests.
  */
 const BOOTSTRAP = `
 tenants:
@@ -27,8 +30,19 @@ const basic = 'Basic ' + Buffer.from(`service:${SERVICE_SECRET}`).toString('base
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
 let base: string;
+const dataDirs: string[] = [];
 
-const start = () => startChild(env, `${base}/acme/.well-known/openid-configuration`).then((s) => s.child);
+const start = (options?: { fileSizeLimitKb?: number }) => startChild(env, `${base}/acme/.well-known/openid-configuration`, options).then((s) => s.child);
+
+/** The next server starts on an empty data directory of its own. */
+async function useNewDataDir(): Promise<void> {
+  dataDir = mkdtempSync(join(tmpdir(), 'authserver-kill-'));
+  dataDirs.push(dataDir);
+  writeFileSync(join(dataDir, 'bootstrap.yaml'), BOOTSTRAP);
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  env = { ...process.env, PORT: String(port), PUBLIC_URL: base, DATA_DIR: dataDir, BOOTSTRAP_FILE: join(dataDir, 'bootstrap.yaml'), LOG_LEVEL: 'error' };
+}
 
 function token(): Promise<Response> {
   return fetch(`${base}/acme/token`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
@@ -49,14 +63,10 @@ async function head(): Promise<number> {
   return h;
 }
 
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'authserver-kill-'));
-  writeFileSync(join(dataDir, 'bootstrap.yaml'), BOOTSTRAP);
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  env = { ...process.env, PORT: String(port), PUBLIC_URL: base, DATA_DIR: dataDir, BOOTSTRAP_FILE: join(dataDir, 'bootstrap.yaml'), LOG_LEVEL: 'error' };
+beforeAll(useNewDataDir);
+afterAll(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 function introspect(accessToken: string): Promise<{ active: boolean }> {
   return fetch(`${base}/acme/introspect`, {
@@ -102,4 +112,53 @@ it('loses no acknowledged event on kill -9, resumes the views, and matches a reb
   const before = await head();
   await stopChild(await start());
   expect(await head()).toBe(before);
+});
+
+it('answers 503 while the disk is full, records exactly the tokens it answered, and resumes once there is room', async () => {
+  await useNewDataDir();
+  const server = await start({ fileSizeLimitKb: 2048 });
+  const answered: string[] = [];
+  let refused = 0;
+  const unexpected: unknown[] = [];
+  const worker = async () => {
+    while (refused < 50 && answered.length < 50_000) {
+      const res = await token();
+      const body = (await res.json()) as { access_token?: string; error?: string };
+      if (res.status === 200) answered.push(body.access_token!);
+      else {
+        refused++;
+        const seen = { status: res.status, headers: res.headers, body };
+        expectResponseMatches('token', 'POST', '/token', seen);
+        if (res.status !== 503 || body.error !== 'temporarily_unavailable') unexpected.push({ status: res.status, body });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  expect(unexpected).toEqual([]);
+  expect(refused).toBeGreaterThanOrEqual(50);
+  expect(answered.length).toBeGreaterThan(100);
+  // Metadata is still served; introspection waits for views that cannot be written, and says so.
+  expect((await fetch(`${base}/acme/.well-known/openid-configuration`)).status).toBe(200);
+  const during = await introspect(answered[answered.length - 1]);
+  expect(during).not.toEqual({ active: false });
+
+  // Room again: the next request is served, and so is every token answered before.
+  execFileSync('prlimit', ['--pid', String(server.pid), '--fsize=unlimited']);
+  let after: Response | undefined;
+  for (let i = 0; i < 50 && after?.status !== 200; i++) {
+    if (i) await new Promise((r) => setTimeout(r, 100));
+    after = await token();
+  }
+  expect(after?.status).toBe(200);
+  answered.push(((await after!.json()) as { access_token: string }).access_token);
+  const inactive: string[] = [];
+  for (const t of answered) if (!(await introspect(t)).active) inactive.push(t);
+  expect(inactive).toEqual([]);
+  await stopChild(server);
+
+  // One event for each token answered, none for the refused requests.
+  const events = new SqliteEventStore(join(dataDir, 'authserver.db'));
+  const issued = await events.readAll({ filter: { eventTypes: ['AccessTokenIssued'] } });
+  await events.close();
+  expect(issued.length).toBe(answered.length);
 });

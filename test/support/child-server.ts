@@ -11,10 +11,16 @@ export interface ChildServer {
   output(): string;
 }
 
-/** Starts `node dist/src/main.js` with `env` and waits until `readyUrl` answers 200. */
-export async function startChild(env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildServer> {
+/**
+ * Starts `node dist/src/main.js` with `env` and waits until `readyUrl` answers 200.
+ * `fileSizeLimitKb`: no file the server writes may grow beyond it (a soft `ulimit -f`, which
+ * `prlimit --pid` can lift later); past it, writes fail as on a full disk.
+ */
+export async function startChild(env: NodeJS.ProcessEnv, readyUrl: string, options: { fileSizeLimitKb?: number } = {}): Promise<ChildServer> {
   if (!existsSync(MAIN)) throw new Error('build the server first (npm run build)');
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const command = [process.execPath, MAIN];
+  const limited = options.fileSizeLimitKb === undefined ? command : ['bash', '-c', 'ulimit -S -f "$1" && shift && exec "$@"', 'bash', String(options.fileSizeLimitKb), ...command];
+  const child = spawn(limited[0], limited.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -103,6 +103,17 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
+/**
+ * Thrown when the store could not take a write (a full disk, an I/O error, the file locked by
+ * another program): the transaction was rolled back, and the same command may succeed later.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 /** True when the event passes the filter (an absent or empty filter passes everything). */
 export function matchesFilter(event: { type: string; streamId: string }, filter?: EventFilter): boolean {
   if (!filter) return true;

@@ -3,13 +3,13 @@ import type { SnapshotCodec } from '../../domain/shared/decider.js';
 import { constantTimeEqual } from '../crypto/hashing.js';
 import type { KeyEncryption } from '../crypto/key-encryption.js';
 import type { ReadStore } from '../read-store/read-store.port.js';
+import { OncePerMinute } from '../../shared/failure-budget.js';
 
 const VIEW = 'snapshots';
 /** Raised whenever what a snapshot document holds changes shape (the view is emptied). */
 const VIEW_VERSION = 2;
 /** A state whose text is longer is not saved (a MongoDB document holds at most 16 MB). */
 const MAX_STATE_CHARS = 8 * 1024 * 1024;
-const WARN_EVERY_MS = 60_000;
 
 /**
  * A stream's folded state up to the event `eventId`, at `revision` in the stream and
@@ -45,7 +45,8 @@ interface Saved {
 export class Snapshots {
   private ready?: Promise<void>;
   private readonly logger = new Logger('Snapshots');
-  private warnedAt = 0;
+  /** A store that refuses every snapshot would otherwise flood the log. */
+  private readonly warnings = new OncePerMinute((line) => this.logger.warn(line));
 
   constructor(
     private readonly reads: ReadStore,
@@ -88,12 +89,8 @@ export class Snapshots {
     return this.keys.keyedHash('snapshot', JSON.stringify([streamId, s.version, s.revision, s.eventId, s.state]));
   }
 
-  /** At most one warning a minute: a store that refuses every snapshot would otherwise flood the log. */
   private warn(streamId: string, why: string): void {
-    const now = Date.now();
-    if (now - this.warnedAt < WARN_EVERY_MS) return;
-    this.warnedAt = now;
-    this.logger.warn(`snapshot of ${streamId} not saved: ${why}`);
+    this.warnings.log(`snapshot of ${streamId} not saved: ${why}`);
   }
 
   /** Prepares the view once; a failed attempt is tried again on the next use. */

@@ -11,6 +11,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  StoreUnavailableError,
   type Subscription,
   WrongExpectedRevisionError,
 } from './event-store.port.js';
@@ -46,6 +47,9 @@ export class IdempotencyConflictError extends Error {
   }
 }
 
+/** SQLite's result codes for a write the file could not take now (the transaction is rolled back), as opposed to a bug. */
+const UNAVAILABLE = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|READONLY|CANTOPEN|NOMEM)/;
+
 function toError(e: WriterError): Error {
   switch (e.kind) {
     case 'wrong_revision':
@@ -53,7 +57,7 @@ function toError(e: WriterError): Error {
     case 'idempotency':
       return new IdempotencyConflictError(e.streamId);
     default:
-      return new Error(`event store: ${e.message}`);
+      return e.code && UNAVAILABLE.test(e.code) ? new StoreUnavailableError(`event store: ${e.message} (${e.code})`) : new Error(`event store: ${e.message}`);
   }
 }
 

@@ -31,7 +31,8 @@ export interface WriterAppend {
 export type WriterError =
   | { kind: 'wrong_revision'; streamId: string; expected: WriterAppend['expected']; actual: number | 'no_stream' }
   | { kind: 'idempotency'; streamId: string }
-  | { kind: 'failed'; message: string };
+  /** `code`: SQLite's (extended) result code, e.g. `SQLITE_FULL`, when SQLite raised the error. */
+  | { kind: 'failed'; message: string; code?: string };
 
 /** `replayed`: the append had already happened (idempotent), so nothing new was written. */
 export type WriterOutcome = { ok: true; nextRevision: number; position: number; replayed?: true } | { ok: false; error: WriterError };
@@ -113,7 +114,12 @@ export function writerThread(): void {
       try {
         return appendOne(a);
       } catch (e) {
-        return { ok: false, error: (e as { refusal?: WriterError }).refusal ?? { kind: 'failed', message: String((e as Error)?.message ?? e) } };
+        // A refusal concerns this append alone. Anything else (a full disk, an I/O error) fails
+        // the whole batch: SQLite may have rolled the transaction back already, and an append run
+        // after that would commit on its own while its caller is told it failed.
+        const refusal = (e as { refusal?: WriterError }).refusal;
+        if (!refusal) throw e;
+        return { ok: false, error: refusal };
       }
     }),
   );
@@ -155,7 +161,9 @@ export function writerThread(): void {
         try {
           outcomes = appendAll.immediate(request.appends);
         } catch (e) {
-          outcomes = request.appends.map(() => ({ ok: false, error: { kind: 'failed', message: String((e as Error)?.message ?? e) } }));
+          const code = (e as { code?: unknown })?.code;
+          const error: WriterError = { kind: 'failed', message: String((e as Error)?.message ?? e), ...(typeof code === 'string' ? { code } : {}) };
+          outcomes = request.appends.map(() => ({ ok: false, error }));
         }
         reply({ outcomes });
         return;
