@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import * as oauth from 'oauth4webapi';
 import { sessionEvents, tokenHistory } from '../support/audit.js';
 import { endToEnd } from '../support/suite.js';
@@ -5,7 +6,7 @@ import { Browser } from '../support/browser.js';
 import { BOB_PASSWORD, decodeJwt, oauthError, RelyingParty, type SignedIn } from '../support/rp.js';
 import { ALICE_PASSWORD, REDIRECT, type TestServer } from '../support/server.js';
 import { sha256 } from '../../src/infrastructure/crypto/hashing.js';
-import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
+import { EVENT_STORE, type EventStore, StoreUnavailableError } from '../../src/infrastructure/event-store/event-store.port.js';
 import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
 
 let server: TestServer;
@@ -195,6 +196,18 @@ describe('errors sent back to the client with state and iss', () => {
     const browser = await signedInBrowser('bob', BOB_PASSWORD);
     const req = await rp.request({ clientId: 'third', scope: 'openid email', extra: { prompt: 'none' } });
     expect(clientError(await browser.get(req.url), req.state, 'third').error).toBe('consent_required');
+  });
+
+  it('sends temporarily_unavailable back when the code cannot be recorded (a full disk, say), and the session goes on', async () => {
+    const browser = await signedInBrowser();
+    const req = await rp.request();
+    const append = jest.spyOn(server.app.get<EventStore>(EVENT_STORE), 'append').mockRejectedValueOnce(new StoreUnavailableError('event store: database or disk is full (SQLITE_FULL)'));
+    try {
+      expect(clientError(await browser.get(req.url), req.state).error).toBe('temporarily_unavailable');
+    } finally {
+      append.mockRestore();
+    }
+    expect(rp.codeParams(await rp.signIn(browser, { extra: { prompt: 'none' } })).get('code')).toBeTruthy();
   });
 
   it('answers prompt=none with a session by issuing a code at once', async () => {
