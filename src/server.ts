@@ -38,6 +38,10 @@ export async function startServer(logLevel: Config['logLevel'] = 'info'): Promis
     // a GET of /authorize issues a code, one of /logout ends a session (HEAD is safe, RFC 9110
     // §9.3.2). A HEAD is answered 405 with the methods the path takes.
     exposeHeadRoutes: false,
+    // While the server drains after SIGTERM, a request that still arrives on an open connection
+    // is served (with `Connection: close`), not refused with Fastify's own 503 body, which is
+    // no OAuth error; the store closes only after the last answer.
+    return503OnClosing: false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger: LOG_LEVELS[logLevel] });
   const fastify = app.getHttpAdapter().getInstance();
@@ -48,6 +52,19 @@ export async function startServer(logLevel: Config['logLevel'] = 'info'): Promis
   fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (!applyCors(req, reply)) done();
+  });
+  // Closing, the HTTP server closes the connections idle at that moment, and waits for the
+  // others. A connection whose request was under way is left open once answered (keep-alive),
+  // and would hold the exit back for the whole keep-alive timeout: the idle ones are closed
+  // again every 50 ms until the server is closed.
+  let sweeper: NodeJS.Timeout | undefined;
+  fastify.addHook('preClose', (done) => {
+    sweeper = setInterval(() => fastify.server.closeIdleConnections(), 50);
+    done();
+  });
+  fastify.addHook('onClose', (_instance, done) => {
+    clearInterval(sweeper);
+    done();
   });
   app.enableShutdownHooks();
   await app.init();

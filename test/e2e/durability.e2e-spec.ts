@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,30 +76,44 @@ function introspect(accessToken: string): Promise<{ active: boolean }> {
   }).then((r) => r.json() as Promise<{ active: boolean }>);
 }
 
-it('loses no acknowledged event on kill -9, resumes the views, and matches a rebuild', async () => {
-  const first = await start();
-  const acknowledged: string[] = [];
+/** Token requests on 16 connections until the server goes away; `onAnswer` hears the count of tokens answered so far. */
+async function tokensUntilGone(server: ChildProcess, onAnswer: (answered: number) => void): Promise<{ answered: string[]; otherStatuses: number[] }> {
+  const answered: string[] = [];
+  const otherStatuses: number[] = [];
   const worker = async () => {
-    while (first.signalCode === null) {
+    while (server.exitCode === null && server.signalCode === null) {
       try {
         const res = await token();
-        if (res.status !== 200) continue;
-        acknowledged.push(((await res.json()) as { access_token: string }).access_token);
-        if (acknowledged.length === 400) first.kill('SIGKILL');
+        if (res.status !== 200) {
+          otherStatuses.push(res.status);
+          continue;
+        }
+        answered.push(((await res.json()) as { access_token: string }).access_token);
+        onAnswer(answered.length);
       } catch {
         return; // the connection died with the server
       }
     }
   };
   await Promise.all(Array.from({ length: 16 }, worker));
-  await exited(first);
-  expect(acknowledged.length).toBeGreaterThanOrEqual(400);
+  await exited(server);
+  return { answered, otherStatuses };
+}
 
-  const second = await start();
-  const lost: string[] = [];
-  for (const t of acknowledged) if (!(await introspect(t)).active) lost.push(t);
-  await stopChild(second);
-  expect(lost).toEqual([]);
+/** The tokens among `tokens` that a restarted server does not introspect as active. */
+async function inactiveAfterRestart(tokens: string[]): Promise<string[]> {
+  const server = await start();
+  const inactive: string[] = [];
+  for (const t of tokens) if (!(await introspect(t)).active) inactive.push(t);
+  await stopChild(server);
+  return inactive;
+}
+
+it('loses no acknowledged event on kill -9, resumes the views, and matches a rebuild', async () => {
+  const first = await start();
+  const { answered } = await tokensUntilGone(first, (n) => n === 400 && first.kill('SIGKILL'));
+  expect(answered.length).toBeGreaterThanOrEqual(400);
+  expect(await inactiveAfterRestart(answered)).toEqual([]);
 
   const live = await dumpViews();
   const events = new SqliteEventStore(join(dataDir, 'authserver.db'));
@@ -112,6 +126,16 @@ it('loses no acknowledged event on kill -9, resumes the views, and matches a reb
   const before = await head();
   await stopChild(await start());
   expect(await head()).toBe(before);
+});
+
+it('drains on SIGTERM: each request that reaches it is served, and each token answered is kept', async () => {
+  await useNewDataDir();
+  const server = await start();
+  const { answered, otherStatuses } = await tokensUntilGone(server, (n) => n === 400 && server.kill('SIGTERM'));
+  expect(otherStatuses).toEqual([]);
+  expect(server.signalCode).toBe('SIGTERM');
+  expect(answered.length).toBeGreaterThanOrEqual(400);
+  expect(await inactiveAfterRestart(answered)).toEqual([]);
 });
 
 it('answers 503 while the disk is full, records exactly the tokens it answered, and resumes once there is room', async () => {
