@@ -14,7 +14,11 @@ if (unknown.length) {
   process.exit(2);
 }
 const config = loadConfig();
-const events = await createEventStore(config);
+// The embedded store refuses a second process while the server runs (see lockStoreFile).
+const events = await createEventStore(config).catch((e: unknown) => {
+  console.error(`rebuild not started: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+});
 const reads = await createReadStore(config);
 const started = Date.now();
 const count = await new ProjectionRunner(events, reads, allProjections).rebuild(views.length ? views : undefined);

@@ -131,6 +131,9 @@ it('loses no acknowledged event on kill -9, resumes the views, and matches a reb
 it('drains on SIGTERM: each request that reaches it is served, and each token answered is kept', async () => {
   await useNewDataDir();
   const server = await start();
+  // A second server on the same data directory would serve stale views: it refuses to start.
+  const port = String(await freePort());
+  await expect(startChild({ ...env, PORT: port }, `http://127.0.0.1:${port}/acme/.well-known/openid-configuration`)).rejects.toThrow(/in use by another server process/);
   const { answered, otherStatuses } = await tokensUntilGone(server, (n) => n === 400 && server.kill('SIGTERM'));
   expect(otherStatuses).toEqual([]);
   expect(server.signalCode).toBe('SIGTERM');

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { openDatabase, type SqliteDatabase } from '../sqlite/open-database.js';
+import { lockStoreFile, openDatabase, type SqliteDatabase } from '../sqlite/open-database.js';
 import { SqliteWriter } from '../sqlite/sqlite-writer.js';
 import { EVENTS_SCHEMA, type WriterAppend, type WriterError, type WriterOutcome } from '../sqlite/sqlite-writer.thread.js';
 import {
@@ -85,12 +85,20 @@ export class SqliteEventStore implements EventStore {
   private recentFloor: number;
   private readonly streamPage: Statement;
   private readonly allPages = new Map<string, Statement>();
+  /** Lets go of the file's lock (see lockStoreFile). */
+  private readonly unlock: () => void;
 
   constructor(file: string) {
-    this.db = openDatabase(file, false);
-    this.db.exec(EVENTS_SCHEMA);
-    this.streamPage = this.db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?');
-    this.head = (this.db.prepare('SELECT MAX(position) FROM events').pluck().get() as number | null) ?? 0;
+    this.unlock = lockStoreFile(file);
+    try {
+      this.db = openDatabase(file, false);
+      this.db.exec(EVENTS_SCHEMA);
+      this.streamPage = this.db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?');
+      this.head = (this.db.prepare('SELECT MAX(position) FROM events').pluck().get() as number | null) ?? 0;
+    } catch (e) {
+      this.unlock();
+      throw e;
+    }
     this.recentFloor = this.head;
     this.writer = SqliteWriter.acquire(file);
   }
@@ -254,6 +262,7 @@ export class SqliteEventStore implements EventStore {
     while (this.inFlight || this.queue.length) await new Promise((r) => setImmediate(r));
     await this.writer.release();
     this.db.close();
+    this.unlock();
   }
 }
 

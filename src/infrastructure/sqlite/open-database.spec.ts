@@ -1,4 +1,8 @@
-import { openDatabase, SQLITE_DRIVER } from './open-database.js';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../../../test/support/temp-dir.js';
+import { lockStoreFile, openDatabase, SQLITE_DRIVER } from './open-database.js';
 
 describe('the SQLite driver', () => {
   it('is better-sqlite3 13 where Node-API 10 is there, 12 elsewhere (Node 20)', () => {
@@ -7,5 +11,31 @@ describe('the SQLite driver', () => {
     const db = openDatabase(':memory:', false);
     expect(db.prepare('SELECT 1 + 1 AS two').get()).toEqual({ two: 2 });
     db.close();
+  });
+});
+
+describe('the store file lock', () => {
+  it('is held by one store at a time in this process, until let go', () => {
+    const file = join(tempDir('lock-'), 'store.db');
+    const unlock = lockStoreFile(file);
+    expect(() => lockStoreFile(file)).toThrow(/in use by another server process/);
+    unlock();
+    lockStoreFile(file)();
+  });
+
+  it('keeps another process out, and is free again once the holder is killed (kill -9)', async () => {
+    const built = join(process.cwd(), 'dist/src/infrastructure/sqlite/open-database.js');
+    if (!existsSync(built)) throw new Error('build first (npm run build)');
+    const file = join(tempDir('lock-'), 'store.db');
+    const holder = spawn(process.execPath, ['--input-type=module', '-e', `(await import(${JSON.stringify(built)})).lockStoreFile(${JSON.stringify(file)}); console.log('locked'); setInterval(() => {}, 1000);`]);
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout.on('data', () => resolve());
+      holder.on('exit', () => reject(new Error('the holder exited')));
+    });
+    expect(() => lockStoreFile(file)).toThrow(/in use by another server process/);
+    const gone = new Promise((r) => holder.once('exit', r));
+    holder.kill('SIGKILL');
+    await gone;
+    lockStoreFile(file)();
   });
 });

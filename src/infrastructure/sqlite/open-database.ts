@@ -33,12 +33,7 @@ function chooseDriver(): string {
  * be rebuilt from the durable event log.
  */
 export function openDatabase(file: string, durable: boolean): SqliteDatabase {
-  const created = file !== ':memory:' && !existsSync(file);
-  if (created) mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
-  // It holds password and secret hashes and the sealed signing keys: readable by its owner
-  // only (SQLite gives the WAL and shared-memory files the same mode).
-  if (created) chmodSync(file, 0o600);
+  const db = openOwnerOnly(file);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${durable ? 'FULL' : 'NORMAL'}`);
   db.pragma('busy_timeout = 5000');
@@ -47,4 +42,40 @@ export function openDatabase(file: string, durable: boolean): SqliteDatabase {
   db.pragma('wal_autocheckpoint = 10000');
   db.pragma('cache_size = -65536');
   return db;
+}
+
+/**
+ * Opens `file`, creating it (and its directory) when missing. The store holds password and
+ * secret hashes and the sealed signing keys: a file created here is readable by its owner only
+ * (SQLite gives its WAL, shared-memory and journal files the same mode).
+ */
+function openOwnerOnly(file: string): SqliteDatabase {
+  const created = file !== ':memory:' && !existsSync(file);
+  if (created) mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  if (created) chmodSync(file, 0o600);
+  return db;
+}
+
+/**
+ * Locks the store file for this process until the returned function is called: the embedded
+ * store keeps in memory what it appended and assumes nobody else appends, so a second server
+ * (or a second store in this process) on the same file would serve stale views. The lock is
+ * SQLite's own exclusive lock on a small file beside the store; it is a POSIX lock, which the
+ * kernel lets go however the process ends (`kill -9` included).
+ */
+export function lockStoreFile(file: string): () => void {
+  if (file === ':memory:') return () => undefined;
+  const lock = openOwnerOnly(`${file}.lock`);
+  try {
+    lock.pragma('busy_timeout = 0');
+    lock.pragma('locking_mode = EXCLUSIVE');
+    // The first write takes the exclusive lock, and this locking mode keeps it until close.
+    lock.exec(`CREATE TABLE IF NOT EXISTS holder (pid INTEGER); DELETE FROM holder; INSERT INTO holder VALUES (${process.pid})`);
+  } catch (e) {
+    lock.close();
+    if ((e as { code?: string }).code === 'SQLITE_BUSY') throw new Error(`${file} is in use by another server process (one process serves an embedded store at a time)`);
+    throw e;
+  }
+  return () => lock.close();
 }
