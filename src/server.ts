@@ -59,7 +59,7 @@ export async function startServer(logLevel: Config['logLevel'] = 'info'): Promis
   // again every 50 ms until the server is closed.
   let sweeper: NodeJS.Timeout | undefined;
   fastify.addHook('preClose', (done) => {
-    sweeper = setInterval(() => fastify.server.closeIdleConnections(), 50);
+    sweeper ??= setInterval(() => fastify.server.closeIdleConnections(), 50).unref();
     done();
   });
   fastify.addHook('onClose', (_instance, done) => {

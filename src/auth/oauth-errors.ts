@@ -1,3 +1,7 @@
+import { Logger } from '@nestjs/common';
+import type { StoreUnavailableError } from '../infrastructure/event-store/event-store.port.js';
+import { OncePerMinute } from '../shared/failure-budget.js';
+
 /**
  * One class per OAuth error code (RFC 6749 §4.1.2.1, §5.2; RFC 6750 §3.1; RFC 7009 §2.2.1;
  * OpenID Connect Core §3.1.2.6), each with its HTTP status. Descriptions are client-safe.
@@ -119,6 +123,15 @@ export class ServerError extends OAuthError {
 export class TemporarilyUnavailable extends OAuthError {
   readonly code = 'temporarily_unavailable';
   readonly status = 503;
+}
+
+/** While the store refuses writes, every request would log one line: once a minute, with a count. */
+const storeRefusals = new OncePerMinute((line) => new Logger('Errors').error(line));
+
+/** The answer to a request whose events the store could not take now (a full disk, say). */
+export function storeRefusal(e: StoreUnavailableError): TemporarilyUnavailable {
+  storeRefusals.log(e.message);
+  return new TemporarilyUnavailable('the server cannot record this now; retry later');
 }
 
 /**

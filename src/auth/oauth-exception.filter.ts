@@ -17,11 +17,11 @@ import {
   OAuthError,
   RedirectableError,
   ServerError,
+  storeRefusal,
   TemporarilyUnavailable,
   UserFacingError,
 } from './oauth-errors.js';
 import { StoreUnavailableError, WrongExpectedRevisionError } from '../infrastructure/event-store/event-store.port.js';
-import { OncePerMinute } from '../shared/failure-budget.js';
 import type { RouteMethods } from './route-methods.js';
 import { sendFlowResult } from './authorize/flow-result.js';
 import { ProjectionLagError } from '../infrastructure/read-store/projection-runner.js';
@@ -85,8 +85,6 @@ function sendError(reply: FastifyReply, error: OAuthError): void {
 @Catch()
 export class OAuthExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
-  /** While the store refuses writes, every request would otherwise log one. */
-  private readonly storeRefusals = new OncePerMinute((line) => this.logger.error(line));
 
   /** `routes`: what each path accepts, to tell a wrong method (405) from an unknown path (404). */
   constructor(private readonly routes?: RouteMethods) {}
@@ -125,10 +123,7 @@ export class OAuthExceptionFilter implements ExceptionFilter {
       return exception.code === 'not_found' ? new NotFound(exception.message) : new InvalidRequest(exception.message);
     }
     if (exception instanceof ProjectionLagError || exception instanceof WrongExpectedRevisionError) return new TemporarilyUnavailable('the server is busy; retry shortly');
-    if (exception instanceof StoreUnavailableError) {
-      this.storeRefusals.log(exception.message);
-      return new TemporarilyUnavailable('the server cannot record this now; retry later');
-    }
+    if (exception instanceof StoreUnavailableError) return storeRefusal(exception);
     const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
     if (status === 404) return new NotFound('no such endpoint');
     if (status === 413) return new ContentTooLarge('request body too large');

@@ -22,7 +22,7 @@ import {
   RegistrationNotSupported,
   RequestNotSupported,
   RequestUriNotSupported,
-  TemporarilyUnavailable,
+  storeRefusal,
   UnauthorizedClient,
   UnsupportedResponseType,
   UserFacingError,
@@ -181,7 +181,7 @@ export class AuthorizeFlow {
       { correlationId },
     ).catch((e: unknown) => {
       // RFC 6749 §4.1.2.1: a 503 cannot travel in a redirect; temporarily_unavailable can.
-      throw e instanceof StoreUnavailableError ? this.toClient(request, new TemporarilyUnavailable('the server cannot record this now; retry later')) : e;
+      throw e instanceof StoreUnavailableError ? this.toClient(request, storeRefusal(e)) : e;
     });
     return this.answer(request, { code: code.value, state: request.state, iss: tenantPath });
   }

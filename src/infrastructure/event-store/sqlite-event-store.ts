@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { lockStoreFile, openDatabase, type SqliteDatabase } from '../sqlite/open-database.js';
+import { openDatabase, type SqliteDatabase } from '../sqlite/open-database.js';
 import { SqliteWriter } from '../sqlite/sqlite-writer.js';
 import { EVENTS_SCHEMA, type WriterAppend, type WriterError, type WriterOutcome } from '../sqlite/sqlite-writer.thread.js';
 import {
@@ -47,8 +47,11 @@ export class IdempotencyConflictError extends Error {
   }
 }
 
-/** SQLite's result codes for a write the file could not take now (the transaction is rolled back), as opposed to a bug. */
-const UNAVAILABLE = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|READONLY|CANTOPEN|NOMEM)/;
+/**
+ * SQLite's result codes for a write the file could not take now (the transaction is rolled
+ * back), as opposed to a bug; a file deleted or replaced under the server is no passing state.
+ */
+const UNAVAILABLE = /^SQLITE_(FULL|IOERR|BUSY|READONLY(?!_DBMOVED)|CANTOPEN|NOMEM)/;
 
 function toError(e: WriterError): Error {
   switch (e.kind) {
@@ -85,22 +88,19 @@ export class SqliteEventStore implements EventStore {
   private recentFloor: number;
   private readonly streamPage: Statement;
   private readonly allPages = new Map<string, Statement>();
-  /** Lets go of the file's lock (see lockStoreFile). */
-  private readonly unlock: () => void;
-
   constructor(file: string) {
-    this.unlock = lockStoreFile(file);
+    // First: it locks the file for this process, or throws when another process holds it.
+    this.writer = SqliteWriter.acquire(file);
     try {
       this.db = openDatabase(file, false);
       this.db.exec(EVENTS_SCHEMA);
       this.streamPage = this.db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?');
       this.head = (this.db.prepare('SELECT MAX(position) FROM events').pluck().get() as number | null) ?? 0;
     } catch (e) {
-      this.unlock();
+      void this.writer.release();
       throw e;
     }
     this.recentFloor = this.head;
-    this.writer = SqliteWriter.acquire(file);
   }
 
   append(streamId: string, events: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -262,7 +262,6 @@ export class SqliteEventStore implements EventStore {
     while (this.inFlight || this.queue.length) await new Promise((r) => setImmediate(r));
     await this.writer.release();
     this.db.close();
-    this.unlock();
   }
 }
 

@@ -12,6 +12,7 @@ import { CachingReadStore } from '../read-store/caching-read-store.js';
 import { ProjectionRunner } from '../read-store/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../read-store/read-store.port.js';
 import { SqliteReadStore } from '../read-store/sqlite-read-store.js';
+import { OncePerMinute } from '../../shared/failure-budget.js';
 import { Clock, SystemClock } from './clock.js';
 
 /** The embedded store file: events and (by default) read models share it. */
@@ -74,7 +75,9 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
   ) {}
 
   async onModuleInit(): Promise<void> {
-    this.runner.logger = (message) => this.logger.warn(message);
+    // A batch is retried every second while it fails (a full disk, say): one line a minute is enough.
+    const failures = new OncePerMinute((line) => this.logger.warn(line));
+    this.runner.logger = (message) => failures.log(message);
     await this.runner.start();
     this.logger.log(
       `event store: ${this.config.eventStoreUrl ? 'EventStoreDB' : storeFile(this.config)}; read models: ${this.config.mongodbUrl ? 'MongoDB' : storeFile(this.config)}`,

@@ -31,9 +31,15 @@ export class SqliteReadStore implements ReadStore {
   private readonly writer: SqliteWriter;
 
   constructor(file: string) {
-    this.db = openDatabase(file, false);
+    // First: it locks the file for this process, or throws when another process holds it.
     this.writer = SqliteWriter.acquire(file);
-    this.db.exec(VIEW_STATE_SCHEMA);
+    try {
+      this.db = openDatabase(file, false);
+      this.db.exec(VIEW_STATE_SCHEMA);
+    } catch (e) {
+      void this.writer.release();
+      throw e;
+    }
   }
 
   private stmt(sql: string): Statement {

@@ -28,14 +28,17 @@ describe('the store file lock', () => {
     if (!existsSync(built)) throw new Error('build first (npm run build)');
     const file = join(tempDir('lock-'), 'store.db');
     const holder = spawn(process.execPath, ['--input-type=module', '-e', `(await import(${JSON.stringify(built)})).lockStoreFile(${JSON.stringify(file)}); console.log('locked'); setInterval(() => {}, 1000);`]);
-    await new Promise<void>((resolve, reject) => {
-      holder.stdout.on('data', () => resolve());
-      holder.on('exit', () => reject(new Error('the holder exited')));
-    });
-    expect(() => lockStoreFile(file)).toThrow(/in use by another server process/);
     const gone = new Promise((r) => holder.once('exit', r));
-    holder.kill('SIGKILL');
-    await gone;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout.on('data', () => resolve());
+        holder.on('exit', () => reject(new Error('the holder exited')));
+      });
+      expect(() => lockStoreFile(file)).toThrow(/in use by another server process/);
+    } finally {
+      holder.kill('SIGKILL');
+      await gone;
+    }
     lockStoreFile(file)();
   });
 });

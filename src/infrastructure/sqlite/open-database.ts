@@ -19,9 +19,12 @@ const Database: typeof BetterSqlite3 = load(SQLITE_DRIVER);
 function chooseDriver(): string {
   if (Number(process.versions.napi) >= 10) {
     try {
-      return load.resolve('better-sqlite3-napi');
-    } catch {
-      process.emitWarning('better-sqlite3-napi (better-sqlite3 13) is not installed; falling back to better-sqlite3 12, which Node 24.19 and later abort on', { code: 'SQLITE_DRIVER' });
+      const path = load.resolve('better-sqlite3-napi');
+      // 13 loads its prebuilt binary on first use (x64 and arm64, glibc 2.34 or later, or musl): try it now.
+      new (load(path) as typeof BetterSqlite3)(':memory:').close();
+      return path;
+    } catch (e) {
+      process.emitWarning(`better-sqlite3 13 (better-sqlite3-napi) does not load here (${String(e)}); falling back to better-sqlite3 12, which Node 24.19 and later abort on`, { code: 'SQLITE_DRIVER' });
     }
   }
   return load.resolve('better-sqlite3');
@@ -69,9 +72,10 @@ export function lockStoreFile(file: string): () => void {
   const lock = openOwnerOnly(`${file}.lock`);
   try {
     lock.pragma('busy_timeout = 0');
+    lock.pragma('journal_mode = OFF');
     lock.pragma('locking_mode = EXCLUSIVE');
     // The first write takes the exclusive lock, and this locking mode keeps it until close.
-    lock.exec(`CREATE TABLE IF NOT EXISTS holder (pid INTEGER); DELETE FROM holder; INSERT INTO holder VALUES (${process.pid})`);
+    lock.pragma('user_version = 1');
   } catch (e) {
     lock.close();
     if ((e as { code?: string }).code === 'SQLITE_BUSY') throw new Error(`${file} is in use by another server process (one process serves an embedded store at a time)`);

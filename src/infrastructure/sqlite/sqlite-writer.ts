@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { SQLITE_DRIVER } from './open-database.js';
+import { lockStoreFile, SQLITE_DRIVER } from './open-database.js';
 import { EVENTS_SCHEMA, VIEW_STATE_SCHEMA, type WriterData, type WriterRequest, type WriterResponse, writerThread, checkpointerThread } from './sqlite-writer.thread.js';
 
 /** How often the checkpointer thread copies the WAL into the main file (see checkpointerThread). */
@@ -11,7 +11,8 @@ type Request = WriterRequest extends infer R ? (R extends { id: number } ? Omit<
 /**
  * The writer thread of one embedded store file, shared by the event store and the read
  * store of this process (so their writes never contend for SQLite's write lock), and the
- * file's checkpointer thread.
+ * file's checkpointer thread. While it runs, this process holds the file's lock
+ * (lockStoreFile): no other process writes to the file.
  */
 export class SqliteWriter {
   private static readonly open = new Map<string, { writer: SqliteWriter; users: number }>();
@@ -22,7 +23,10 @@ export class SqliteWriter {
   private failure?: Error;
   private readonly exited: Promise<void>;
 
-  private constructor(private readonly file: string) {
+  private constructor(
+    private readonly file: string,
+    private readonly unlock: () => void,
+  ) {
     const data: WriterData = { file, schema: `${EVENTS_SCHEMA};\n${VIEW_STATE_SCHEMA};`, driver: SQLITE_DRIVER };
     this.worker = new Worker(`(${writerThread.toString()})()`, { eval: true, workerData: data });
     this.worker.on('message', (r: WriterResponse) => {
@@ -42,13 +46,23 @@ export class SqliteWriter {
     this.checkpointer = { worker: checkpointer, exited: new Promise((r) => checkpointer.once('exit', () => r())) };
   }
 
-  /** The writer of `file`, started on first use. */
+  /** The writer of `file`, started on first use; throws when another process holds the file. */
   static acquire(file: string): SqliteWriter {
     const key = resolve(file);
-    const entry = SqliteWriter.open.get(key) ?? { writer: new SqliteWriter(key), users: 0 };
+    const entry = SqliteWriter.open.get(key) ?? { writer: SqliteWriter.start(key), users: 0 };
     entry.users++;
     SqliteWriter.open.set(key, entry);
     return entry.writer;
+  }
+
+  private static start(file: string): SqliteWriter {
+    const unlock = lockStoreFile(file);
+    try {
+      return new SqliteWriter(file, unlock);
+    } catch (e) {
+      unlock();
+      throw e;
+    }
   }
 
   /** Stops the thread once its last user lets go, after every request sent has been answered. */
@@ -56,10 +70,14 @@ export class SqliteWriter {
     const entry = SqliteWriter.open.get(this.file);
     if (!entry || --entry.users > 0) return;
     SqliteWriter.open.delete(this.file);
-    this.checkpointer.worker.postMessage('close');
-    await this.checkpointer.exited;
-    if (!this.failure) await this.request({ type: 'close' });
-    await this.exited;
+    try {
+      this.checkpointer.worker.postMessage('close');
+      await this.checkpointer.exited;
+      if (!this.failure) await this.request({ type: 'close' });
+      await this.exited;
+    } finally {
+      this.unlock();
+    }
   }
 
   request(request: Request): Promise<WriterResponse> {
