@@ -27,7 +27,9 @@ describe('the store file lock', () => {
     const built = join(process.cwd(), 'dist/src/infrastructure/sqlite/open-database.js');
     if (!existsSync(built)) throw new Error('build first (npm run build)');
     const file = join(tempDir('lock-'), 'store.db');
-    const holder = spawn(process.execPath, ['--input-type=module', '-e', `(await import(${JSON.stringify(built)})).lockStoreFile(${JSON.stringify(file)}); console.log('locked'); setInterval(() => {}, 1000);`]);
+    // The holder keeps the function it got (a connection garbage-collected closes, lock and all), and collects garbage before it says so.
+    const script = `globalThis.unlock = (await import(${JSON.stringify(built)})).lockStoreFile(${JSON.stringify(file)}); gc(); console.log('locked'); setInterval(() => {}, 1000);`;
+    const holder = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', script]);
     const gone = new Promise((r) => holder.once('exit', r));
     try {
       await new Promise<void>((resolve, reject) => {

@@ -65,7 +65,8 @@ function openOwnerOnly(file: string): SqliteDatabase {
  * store keeps in memory what it appended and assumes nobody else appends, so a second server
  * (or a second store in this process) on the same file would serve stale views. The lock is
  * SQLite's own exclusive lock on a small file beside the store; it is a POSIX lock, which the
- * kernel lets go however the process ends (`kill -9` included).
+ * kernel lets go however the process ends (`kill -9` included). Keep the returned function:
+ * it holds the lock's connection, which closes (lock and all) once garbage-collected.
  */
 export function lockStoreFile(file: string): () => void {
   if (file === ':memory:') return () => undefined;
