@@ -88,6 +88,7 @@ export class SqliteEventStore implements EventStore {
   private recentFloor: number;
   private readonly streamPage: Statement;
   private readonly allPages = new Map<string, Statement>();
+
   constructor(file: string) {
     // First: it locks the file for this process, or throws when another process holds it.
     this.writer = SqliteWriter.acquire(file);

@@ -61,9 +61,10 @@ function openOwnerOnly(file: string): SqliteDatabase {
 }
 
 /**
- * Locks the store file for this process until the returned function is called: the embedded
- * store keeps in memory what it appended and assumes nobody else appends, so a second server
- * (or a second store in this process) on the same file would serve stale views. The lock is
+ * Locks the store file for this process until the returned function is called (the file's
+ * SqliteWriter holds it): the embedded store keeps in memory what it appended and assumes
+ * nobody else appends, so a second server process on the same file would serve stale views
+ * (a second call in this process is refused too). The lock is
  * SQLite's own exclusive lock on a small file beside the store; it is a POSIX lock, which the
  * kernel lets go however the process ends (`kill -9` included). Keep the returned function:
  * it holds the lock's connection, which closes (lock and all) once garbage-collected.
