@@ -74,7 +74,11 @@ export class KeyEncryption {
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
     if (!legacy) decipher.setAAD(Buffer.from(context));
     decipher.setAuthTag(authTag);
-    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    try {
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    } catch {
+      throw new Error('sealed value does not open with this key-encryption key (sealed with another key, or altered)');
+    }
   }
 }
 

@@ -28,6 +28,17 @@ describe('key ring', () => {
   });
   afterEach(() => events.close());
 
+  it('tells at start-up that the key-encryption key does not open the sealed signing keys', async () => {
+    const ring = new KeyRing(aggregates, encryption, clock);
+    await ring.checkSealedKeys(events); // nothing sealed yet
+    await ring.signingKey('acme', 'ES256');
+    await new KeyRing(aggregates, encryption, clock).checkSealedKeys(events);
+    const another = KeyEncryption.load(Buffer.alloc(32, 8).toString('base64'), '.');
+    await expect(new KeyRing(aggregates, another, clock).checkSealedKeys(events)).rejects.toThrow(
+      /signing keys of tenant acme cannot be opened: sealed value does not open with this key-encryption key/,
+    );
+  });
+
   it('reloads the keys for an unknown kid at most once in a while, so made-up kids cost no reload each', async () => {
     const ring = new KeyRing(aggregates, encryption, clock);
     const key = await ring.signingKey('acme', 'ES256');

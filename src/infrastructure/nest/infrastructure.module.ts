@@ -72,12 +72,14 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly runner: ProjectionRunner,
+    @Inject(KeyRing) private readonly keyRing: KeyRing,
   ) {}
 
   async onModuleInit(): Promise<void> {
     // A batch is retried every second while it fails (a full disk, say): one line a minute is enough.
     const failures = new OncePerMinute((line) => this.logger.warn(line));
     this.runner.logger = (message) => failures.log(message);
+    await this.keyRing.checkSealedKeys(this.events);
     await this.runner.start();
     this.logger.log(
       `event store: ${this.config.eventStoreUrl ? 'EventStoreDB' : storeFile(this.config)}; read models: ${this.config.mongodbUrl ? 'MongoDB' : storeFile(this.config)}`,
