@@ -29,6 +29,19 @@ it('creates the demo tenant on an empty store and prints how to try it', async (
     expect(Object.values(modes).every((m) => m === '600')).toBe(true);
   } finally {
     await stopChild(server.child);
+  }
+  try {
+    // Another key-encryption key than the one that sealed the signing keys: no start, and a reason.
+    const otherKey = Buffer.alloc(32, 9).toString('base64');
+    const attempt = await startChild({ ...env, KEY_ENCRYPTION_KEY: otherKey }, `${base}/demo/.well-known/openid-configuration`).then(
+      (started) => {
+        started.child.kill('SIGKILL');
+        return 'started';
+      },
+      (e: Error) => e.message,
+    );
+    expect(attempt).toMatch(/signing keys of tenant demo cannot be opened/);
+  } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -4,7 +4,6 @@ import type { SigningKeyGenerated } from '../../domain/signing-key/signing-key.e
 import { streams } from '../../domain/shared/stream-names.js';
 import type { SigningAlg } from '../../domain/tenant/tenant.events.js';
 import type { AggregateStore } from '../event-store/aggregate-store.js';
-import type { EventStore } from '../event-store/event-store.port.js';
 import type { Clock } from '../nest/clock.js';
 import { generateKeyPairJwk, type Jwk, privateKeyFromJwk, publicKeyFromJwk, thumbprint } from './jws.js';
 import type { KeyEncryption } from './key-encryption.js';
@@ -90,16 +89,16 @@ export class KeyRing {
   /**
    * Throws when this process's key-encryption key cannot open the signing keys in the log (a
    * KEY_ENCRYPTION_KEY set after keys were sealed with the generated key file, or another one):
-   * the server would otherwise start and fail every signature. Opens the keys of the first
-   * tenant that has any.
+   * the server would otherwise start and fail every signature. Opens the keys of the first of
+   * `tenantIds` that has any (all are sealed with the same key).
    */
-  async checkSealedKeys(events: EventStore): Promise<void> {
-    const [first] = await events.readAll({ filter: { eventTypes: ['SigningKeyGenerated'] }, maxCount: 1 });
-    if (!first) return;
-    const tenantId = (first.data as SigningKeyGenerated['data']).tenantId;
-    await this.keys(tenantId).catch((e: unknown) => {
-      throw new Error(`the signing keys of tenant ${tenantId} cannot be opened: ${(e as Error).message}; start with the key-encryption key they were sealed with (KEY_ENCRYPTION_KEY, or DATA_DIR/key-encryption.key)`);
-    });
+  async checkSealedKeys(tenantIds: readonly string[]): Promise<void> {
+    for (const tenantId of tenantIds) {
+      const keys = await this.keys(tenantId).catch((e: unknown) => {
+        throw new Error(`the signing keys of tenant ${tenantId} cannot be opened: ${(e as Error).message}; start with the key-encryption key they were sealed with (KEY_ENCRYPTION_KEY, or DATA_DIR/key-encryption.key)`);
+      });
+      if (keys.length) return;
+    }
   }
 
   async jwks(tenantId: string): Promise<{ keys: Jwk[] }> {

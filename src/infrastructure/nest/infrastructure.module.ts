@@ -1,6 +1,7 @@
 import { Global, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { join } from 'node:path';
 import { allProjections } from '../../../projections/index.js';
+import type { TenantView } from '../../../projections/tenants.projection.js';
 import { CONFIG, type Config, loadConfig } from '../../config.js';
 import { KeyEncryption } from '../crypto/key-encryption.js';
 import { KeyRing } from '../crypto/key-ring.js';
@@ -79,8 +80,9 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     // A batch is retried every second while it fails (a full disk, say): one line a minute is enough.
     const failures = new OncePerMinute((line) => this.logger.warn(line));
     this.runner.logger = (message) => failures.log(message);
-    await this.keyRing.checkSealedKeys(this.events);
     await this.runner.start();
+    const tenants = await this.reads.find<TenantView>('tenants', {}, { sortBy: '_position', limit: 20 });
+    await this.keyRing.checkSealedKeys(tenants.map((t) => t.tenantId));
     this.logger.log(
       `event store: ${this.config.eventStoreUrl ? 'EventStoreDB' : storeFile(this.config)}; read models: ${this.config.mongodbUrl ? 'MongoDB' : storeFile(this.config)}`,
     );
