@@ -21,7 +21,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  if (!URL.canParse(publicUrl)) throw new Error(`PUBLIC_URL must be an absolute URL, got "${env.PUBLIC_URL}"`);
+  // RFC 8414 §2: an issuer is an https URL (http serves development here) without query or fragment.
+  const url = URL.canParse(publicUrl) ? new URL(publicUrl) : undefined;
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password || publicUrl.endsWith('?') || publicUrl.endsWith('#')) {
+    throw new Error(`PUBLIC_URL must be an absolute http or https URL without query, fragment or credentials, got "${env.PUBLIC_URL}"`);
+  }
   const logLevel = (env.LOG_LEVEL ?? 'info') as Config['logLevel'];
   if (!LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
   return {
