@@ -12,4 +12,10 @@ describe('configuration', () => {
       expect(() => loadConfig({ PUBLIC_URL })).toThrow(/PUBLIC_URL must be an absolute http or https URL/);
     },
   );
+
+  it('logs as text unless LOG_FORMAT=json, and refuses any other format', () => {
+    expect(loadConfig({}).logFormat).toBe('text');
+    expect(loadConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT must be text or json/);
+  });
 });

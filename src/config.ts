@@ -9,6 +9,8 @@ export interface Config {
   eventStoreUrl?: string;
   mongodbUrl?: string;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
+  /** `text`: one line per entry (coloured only on a terminal); `json`: one JSON object per line. */
+  logFormat: 'text' | 'json';
   /** Base64 of 32 bytes; when absent, a key is generated once and kept in DATA_DIR/key-encryption.key. */
   keyEncryptionKey?: string;
 }
@@ -28,6 +30,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const logLevel = (env.LOG_LEVEL ?? 'info') as Config['logLevel'];
   if (!LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
+  const logFormat = (env.LOG_FORMAT || 'text') as Config['logFormat'];
+  if (logFormat !== 'text' && logFormat !== 'json') throw new Error('LOG_FORMAT must be text or json');
   return {
     port,
     publicUrl,
@@ -36,6 +40,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventStoreUrl: env.EVENTSTORE_URL || undefined,
     mongodbUrl: env.MONGODB_URL || undefined,
     logLevel,
+    logFormat,
     keyEncryptionKey: env.KEY_ENCRYPTION_KEY || undefined,
   };
 }

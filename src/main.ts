@@ -4,7 +4,7 @@ import { startServer } from './server.js';
 
 try {
   const config = loadConfig();
-  await startServer(config.logLevel);
+  await startServer(config);
   new Logger('Server').log(`listening on port ${config.port}; issuer of tenant T is ${config.publicUrl}/T`);
 } catch (error) {
   console.error(`start-up failed: ${error instanceof Error ? error.message : String(error)}`);

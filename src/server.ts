@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { INestApplication, LogLevel } from '@nestjs/common';
+import { ConsoleLogger, type INestApplication, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
@@ -25,7 +25,7 @@ const LOG_LEVELS: Record<Config['logLevel'], LogLevel[]> = {
 const IDLE_TIMEOUT_MS = 30_000;
 
 /** Builds the application (one process serving auth, central and edge), applies the bootstrap and listens. */
-export async function startServer(logLevel: Config['logLevel'] = 'info'): Promise<NestFastifyApplication> {
+export async function startServer({ logLevel, logFormat }: Pick<Config, 'logLevel' | 'logFormat'> = { logLevel: 'info', logFormat: 'text' }): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: 64 * 1024,
     connectionTimeout: IDLE_TIMEOUT_MS,
@@ -43,7 +43,9 @@ export async function startServer(logLevel: Config['logLevel'] = 'info'): Promis
     // no OAuth error; the store closes only after the last answer.
     return503OnClosing: false,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger: LOG_LEVELS[logLevel] });
+  // Colour codes only for a terminal: a log collector would keep them as text.
+  const logger = new ConsoleLogger({ logLevels: LOG_LEVELS[logLevel], json: logFormat === 'json', colors: logFormat === 'text' && process.stdout.isTTY === true });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger });
   const fastify = app.getHttpAdapter().getInstance();
   const routes = new RouteMethods();
   fastify.addHook('onRoute', (route) => routes.add(route.url, route.method));

@@ -14,6 +14,8 @@ it('creates the demo tenant on an empty store and prints how to try it', async (
   try {
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as Record<string, string>;
     expect(server.output()).toContain(`curl -s -u ${demo.client_id}:${demo.client_secret} -d grant_type=client_credentials ${base}/demo/token`);
+    // Its output is no terminal: no colour codes.
+    expect(server.output()).not.toMatch(/\u001b\[/);
     const res = await fetch(`${base}/demo/token`, {
       method: 'POST',
       headers: { authorization: 'Basic ' + Buffer.from(`${demo.client_id}:${demo.client_secret}`).toString('base64'), 'content-type': 'application/x-www-form-urlencoded' },
@@ -41,6 +43,22 @@ it('creates the demo tenant on an empty store and prints how to try it', async (
       (e: Error) => e.message,
     );
     expect(attempt).toMatch(/signing keys of tenant demo cannot be opened/);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+it('logs one JSON object per line with LOG_FORMAT=json', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'authserver-json-log-'));
+  const port = await freePort();
+  const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', LOG_FORMAT: 'json', BOOTSTRAP_FILE: '' };
+  const server = await startChild(env, `http://127.0.0.1:${port}/demo/.well-known/openid-configuration`);
+  try {
+    await stopChild(server.child);
+    const lines = server.output().trim().split('\n');
+    const entries = lines.map((line) => JSON.parse(line) as { level: string; message: string; context?: string });
+    expect(entries.every((e) => typeof e.level === 'string' && typeof e.message === 'string')).toBe(true);
+    expect(entries.some((e) => e.context === 'Server' && e.message.startsWith(`listening on port ${port}`))).toBe(true);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -100,7 +100,7 @@ export async function startTestServer(bootstrap = BOOTSTRAP_YAML): Promise<TestS
   const baseUrl = `http://127.0.0.1:${port}`;
   Object.assign(process.env, { PORT: String(port), PUBLIC_URL: baseUrl, DATA_DIR: dataDir, BOOTSTRAP_FILE: file, LOG_LEVEL: 'error' });
   const { startServer } = await import('../../src/server.js');
-  const app = await startServer('error');
+  const app = await startServer({ logLevel: 'error', logFormat: 'text' });
   return {
     app,
     baseUrl,
