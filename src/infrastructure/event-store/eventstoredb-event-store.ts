@@ -32,6 +32,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  StoreUnavailableError,
   type Subscription,
   WrongExpectedRevisionError,
 } from './event-store.port.js';
@@ -69,6 +70,10 @@ export class EventStoreDbEventStore implements EventStore {
         const actual = error.actualVersion;
         throw new WrongExpectedRevisionError(streamId, expected, actual === 'no_stream' ? 'no_stream' : Number(actual));
       }
+      // No server to take it (or not the leader): a 503 for the client to retry. A connection
+      // lost after the server took the append may leave it done; the token was never sent.
+      const type = (error as { type?: string } | null)?.type;
+      if (type === 'unavailable' || type === 'not-leader') throw new StoreUnavailableError(`event store: ${(error as Error).message} (${type})`);
       throw error;
     }
     const nextRevision = Number(result.nextExpectedRevision);
