@@ -19,15 +19,28 @@ export const CONFIG = Symbol('CONFIG');
 
 const LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 
+/**
+ * The base of every issuer, without a trailing slash. RFC 8414 §2: an issuer is an https URL
+ * (http serves development here) without query or fragment, and clients compare it character
+ * by character: it must be written as a URL parser writes it (`https://id.example.com`, not
+ * `HTTPS://id.example.com:443`).
+ */
+function publicBase(configured: string | undefined, port: number): string {
+  const raw = (configured ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || /[?#]$/.test(raw) || url.username || url.password) {
+    throw new Error(`PUBLIC_URL must be an absolute http or https URL without query, fragment or credentials, got "${configured}"`);
+  }
+  const canonical = url.href.replace(/\/$/, '');
+  if (configured === undefined) return canonical;
+  if (canonical !== raw) throw new Error(`PUBLIC_URL must be written as "${canonical}" (issuers are compared character by character), got "${configured}"`);
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
-  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  // RFC 8414 §2: an issuer is an https URL (http serves development here) without query or fragment.
-  const url = URL.canParse(publicUrl) ? new URL(publicUrl) : undefined;
-  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password || publicUrl.endsWith('?') || publicUrl.endsWith('#')) {
-    throw new Error(`PUBLIC_URL must be an absolute http or https URL without query, fragment or credentials, got "${env.PUBLIC_URL}"`);
-  }
+  const publicUrl = publicBase(env.PUBLIC_URL, port);
   const logLevel = (env.LOG_LEVEL ?? 'info') as Config['logLevel'];
   if (!LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
   const logFormat = (env.LOG_FORMAT || 'text') as Config['logFormat'];

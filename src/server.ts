@@ -44,7 +44,7 @@ export async function startServer({ logLevel, logFormat }: Pick<Config, 'logLeve
     return503OnClosing: false,
   });
   // Colour codes only for a terminal: a log collector would keep them as text.
-  const logger = new ConsoleLogger({ logLevels: LOG_LEVELS[logLevel], json: logFormat === 'json', colors: logFormat === 'text' && process.stdout.isTTY === true });
+  const logger = new ConsoleLogger({ logLevels: LOG_LEVELS[logLevel], json: logFormat === 'json', colors: logFormat === 'text' && process.stdout.isTTY === true && !process.env.NO_COLOR });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger });
   const fastify = app.getHttpAdapter().getInstance();
   const routes = new RouteMethods();

@@ -9,7 +9,9 @@ it('creates the demo tenant on an empty store and prints how to try it', async (
   const dataDir = mkdtempSync(join(tmpdir(), 'authserver-demo-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, PORT: String(port), PUBLIC_URL: base, DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_FILE: '' };
+  // NO_COLOR would hide colour codes whatever the server decides.
+  const { NO_COLOR: _, ...inherited } = process.env;
+  const env = { ...inherited, PORT: String(port), PUBLIC_URL: base, DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_FILE: '' };
   const server = await startChild(env, `${base}/demo/.well-known/openid-configuration`);
   try {
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as Record<string, string>;

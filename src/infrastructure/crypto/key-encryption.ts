@@ -76,9 +76,17 @@ export class KeyEncryption {
     decipher.setAuthTag(authTag);
     try {
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
-    } catch {
-      throw new Error('sealed value does not open with this key-encryption key (sealed with another key, or altered)');
+    } catch (cause) {
+      throw new SealedValueError(`sealed value does not open with this key-encryption key for this ${purpose} (sealed with another key or for another one, or altered)`, { cause });
     }
+  }
+}
+
+/** A sealed value that does not open: another key-encryption key, another context, or altered. */
+export class SealedValueError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SealedValueError';
   }
 }
 

@@ -6,7 +6,7 @@ import type { SigningAlg } from '../../domain/tenant/tenant.events.js';
 import type { AggregateStore } from '../event-store/aggregate-store.js';
 import type { Clock } from '../nest/clock.js';
 import { generateKeyPairJwk, type Jwk, privateKeyFromJwk, publicKeyFromJwk, thumbprint } from './jws.js';
-import type { KeyEncryption } from './key-encryption.js';
+import { type KeyEncryption, SealedValueError } from './key-encryption.js';
 import { setBounded } from '../../shared/bounded-map.js';
 
 /** Least time between two reloads of a tenant's keys for an unknown kid. */
@@ -90,12 +90,14 @@ export class KeyRing {
    * Throws when this process's key-encryption key cannot open the signing keys in the log (a
    * KEY_ENCRYPTION_KEY set after keys were sealed with the generated key file, or another one):
    * the server would otherwise start and fail every signature. Opens the keys of the first of
-   * `tenantIds` that has any (all are sealed with the same key).
+   * `tenantIds` that has any: a sample, since every key is sealed with the one key-encryption
+   * key the servers share.
    */
   async checkSealedKeys(tenantIds: readonly string[]): Promise<void> {
     for (const tenantId of tenantIds) {
       const keys = await this.keys(tenantId).catch((e: unknown) => {
-        throw new Error(`the signing keys of tenant ${tenantId} cannot be opened: ${(e as Error).message}; start with the key-encryption key they were sealed with (KEY_ENCRYPTION_KEY, or DATA_DIR/key-encryption.key)`);
+        if (!(e instanceof SealedValueError)) throw e;
+        throw new Error(`the signing keys of tenant ${tenantId} cannot be opened: ${e.message}; start with the key-encryption key they were sealed with (KEY_ENCRYPTION_KEY, or DATA_DIR/key-encryption.key)`, { cause: e });
       });
       if (keys.length) return;
     }

@@ -104,8 +104,10 @@ export class WrongExpectedRevisionError extends Error {
 }
 
 /**
- * Thrown when the store could not take a write (a full disk, an I/O error, the file locked by
- * another program): the transaction was rolled back, and the same command may succeed later.
+ * Thrown when the store cannot take an operation now (a full disk, an I/O error, the file
+ * locked by another program; no EventStoreDB server to reach): the same command may succeed
+ * later. The embedded store rolled the write back; behind EventStoreDB, a connection lost
+ * after the server took an append may leave that append done.
  */
 export class StoreUnavailableError extends Error {
   constructor(message: string) {

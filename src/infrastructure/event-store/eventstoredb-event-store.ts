@@ -70,11 +70,8 @@ export class EventStoreDbEventStore implements EventStore {
         const actual = error.actualVersion;
         throw new WrongExpectedRevisionError(streamId, expected, actual === 'no_stream' ? 'no_stream' : Number(actual));
       }
-      // No server to take it (or not the leader): a 503 for the client to retry. A connection
-      // lost after the server took the append may leave it done; the token was never sent.
-      const type = (error as { type?: string } | null)?.type;
-      if (type === 'unavailable' || type === 'not-leader') throw new StoreUnavailableError(`event store: ${(error as Error).message} (${type})`);
-      throw error;
+      // A connection lost after the server took the append may leave it done; its answer was never sent.
+      throw unavailable(error) ?? error;
     }
     const nextRevision = Number(result.nextExpectedRevision);
     // A multi-event append reports one position for the whole write, and an idempotent replay
@@ -106,7 +103,7 @@ export class EventStoreDbEventStore implements EventStore {
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError || (error as { type?: string }).type === 'stream-not-found') return [];
-      throw error;
+      throw unavailable(error) ?? error;
     }
     return out;
   }
@@ -222,12 +219,16 @@ export class EventStoreDbEventStore implements EventStore {
 
   async headPosition(): Promise<number> {
     const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END });
-    for await (const resolved of read) {
-      const e = toRecorded(resolved);
-      if (e && !isSystem(e)) {
-        await read.cancel();
-        return e.position;
+    try {
+      for await (const resolved of read) {
+        const e = toRecorded(resolved);
+        if (e && !isSystem(e)) {
+          await read.cancel();
+          return e.position;
+        }
       }
+    } catch (error) {
+      throw unavailable(error) ?? error;
     }
     return 0;
   }
@@ -248,6 +249,16 @@ function toClientExpected(expected: ExpectedRevision): AppendExpectedRevision {
     default:
       return expected < 0 ? NO_STREAM : BigInt(expected);
   }
+}
+
+/**
+ * No server to take the operation (no connection, not the leader): a store refusal, which the
+ * client may retry. The gRPC status UNAVAILABLE (14) comes without a type when the client
+ * fails while it asks the server what it supports.
+ */
+function unavailable(error: unknown): StoreUnavailableError | undefined {
+  const { type, code, message } = (error ?? {}) as { type?: string; code?: number; message?: string };
+  return type === 'unavailable' || type === 'not-leader' || code === 14 ? new StoreUnavailableError(`event store: ${message ?? String(error)}`) : undefined;
 }
 
 function isWrongExpectedVersion(error: unknown): error is WrongExpectedVersionError {

@@ -81,11 +81,27 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     const failures = new OncePerMinute((line) => this.logger.warn(line));
     this.runner.logger = (message) => failures.log(message);
     await this.runner.start();
-    const tenants = await this.reads.find<TenantView>('tenants', {}, { sortBy: '_position', limit: 20 });
-    await this.keyRing.checkSealedKeys(tenants.map((t) => t.tenantId));
+    await this.checkKeyEncryptionKey();
     this.logger.log(
       `event store: ${this.config.eventStoreUrl ? 'EventStoreDB' : storeFile(this.config)}; read models: ${this.config.mongodbUrl ? 'MongoDB' : storeFile(this.config)}`,
     );
+  }
+
+  /**
+   * Opens the signing keys of the first tenants with this process's key-encryption key, once
+   * the tenants view has caught up with the log (a view being rebuilt, a new read store, would
+   * otherwise list none). A log long enough to keep the view behind for 10 s is not held up:
+   * the check is skipped, and says so.
+   */
+  private async checkKeyEncryptionKey(): Promise<void> {
+    const head = await this.events.headPosition();
+    const caughtUp = await this.runner.waitFor(['tenants'], head, 10_000).then(() => true, () => false);
+    if (!caughtUp) {
+      this.logger.warn('the key-encryption key was not checked against the signing keys: the tenants view is still catching up with the log');
+      return;
+    }
+    const tenants = await this.reads.find<TenantView>('tenants', {}, { sortBy: '_position', limit: 20 });
+    await this.keyRing.checkSealedKeys(tenants.map((t) => t.tenantId));
   }
 
   async onApplicationShutdown(): Promise<void> {
