@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { StoreUnavailableError } from '../infrastructure/event-store/event-store.port.js';
+import { StoreUnavailableError, WrongExpectedRevisionError } from '../infrastructure/event-store/event-store.port.js';
+import { ProjectionLagError } from '../infrastructure/read-store/projection-runner.js';
 import { OncePerMinute } from '../shared/failure-budget.js';
 
 /**
@@ -128,8 +129,14 @@ export class TemporarilyUnavailable extends OAuthError {
 /** While the store refuses writes, every request would log one line: once a minute, with a count. */
 const storeRefusals = new OncePerMinute((line) => new Logger('Errors').error(line));
 
-/** The answer to a request whose events the store could not take now (a full disk, say). */
-export function storeRefusal(e: StoreUnavailableError): TemporarilyUnavailable {
+/**
+ * The answer to a failure that may pass (RFC 6749 `temporarily_unavailable`): a race lost more
+ * often than the server retries, views that did not catch up in time, or a store that cannot
+ * take the request's events now (a full disk, say); undefined for anything else.
+ */
+export function transientError(e: unknown): TemporarilyUnavailable | undefined {
+  if (e instanceof ProjectionLagError || e instanceof WrongExpectedRevisionError) return new TemporarilyUnavailable('the server is busy; retry shortly');
+  if (!(e instanceof StoreUnavailableError)) return undefined;
   storeRefusals.log(e.message);
   return new TemporarilyUnavailable('the server cannot record this now; retry later');
 }

@@ -17,14 +17,11 @@ import {
   OAuthError,
   RedirectableError,
   ServerError,
-  storeRefusal,
-  TemporarilyUnavailable,
+  transientError,
   UserFacingError,
 } from './oauth-errors.js';
-import { StoreUnavailableError, WrongExpectedRevisionError } from '../infrastructure/event-store/event-store.port.js';
 import type { RouteMethods } from './route-methods.js';
 import { sendFlowResult } from './authorize/flow-result.js';
-import { ProjectionLagError } from '../infrastructure/read-store/projection-runner.js';
 
 /** Routes a browser opens (the authorization endpoint and the pages it leads to): their errors are pages, never JSON. */
 const BROWSER_ROUTE = /\/(authorize|login|consent|logout)$/;
@@ -122,8 +119,8 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     if (exception instanceof DomainError) {
       return exception.code === 'not_found' ? new NotFound(exception.message) : new InvalidRequest(exception.message);
     }
-    if (exception instanceof ProjectionLagError || exception instanceof WrongExpectedRevisionError) return new TemporarilyUnavailable('the server is busy; retry shortly');
-    if (exception instanceof StoreUnavailableError) return storeRefusal(exception);
+    const transient = transientError(exception);
+    if (transient) return transient;
     const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
     if (status === 404) return new NotFound('no such endpoint');
     if (status === 413) return new ContentTooLarge('request body too large');

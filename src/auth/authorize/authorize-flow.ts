@@ -8,7 +8,6 @@ import { streams } from '../../domain/shared/stream-names.js';
 import { hasConsent, userDecider } from '../../domain/user/user.decider.js';
 import { randomToken } from '../../infrastructure/crypto/hashing.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
-import { StoreUnavailableError } from '../../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { formPostPage } from '../../shared/html.js';
@@ -22,7 +21,7 @@ import {
   RegistrationNotSupported,
   RequestNotSupported,
   RequestUriNotSupported,
-  storeRefusal,
+  transientError,
   UnauthorizedClient,
   UnsupportedResponseType,
   UserFacingError,
@@ -181,7 +180,8 @@ export class AuthorizeFlow {
       { correlationId },
     ).catch((e: unknown) => {
       // RFC 6749 §4.1.2.1: a 503 cannot travel in a redirect; temporarily_unavailable can.
-      throw e instanceof StoreUnavailableError ? this.toClient(request, storeRefusal(e)) : e;
+      const transient = transientError(e);
+      throw transient ? this.toClient(request, transient) : e;
     });
     return this.answer(request, { code: code.value, state: request.state, iss: tenantPath });
   }
