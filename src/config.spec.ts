@@ -28,4 +28,8 @@ describe('configuration', () => {
     expect(loadConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
     expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT must be text or json/);
   });
+
+  it('does not repeat the credentials of a PUBLIC_URL that has some (the message goes to the log)', () => {
+    expect(() => loadConfig({ PUBLIC_URL: 'https://admin:s3cret@id.example.com' })).toThrow(/it has credentials$/);
+  });
 });

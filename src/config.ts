@@ -28,7 +28,9 @@ const LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 function publicBase(configured: string | undefined, port: number): string {
   const raw = (configured ?? `http://localhost:${port}`).replace(/\/+$/, '');
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
-  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || /[?#]$/.test(raw) || url.username || url.password) {
+  // Credentials are not repeated in the message: it goes to the log.
+  if (url && (url.username || url.password)) throw new Error('PUBLIC_URL must be an absolute http or https URL without query, fragment or credentials; it has credentials');
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || /[?#]$/.test(raw)) {
     throw new Error(`PUBLIC_URL must be an absolute http or https URL without query, fragment or credentials, got "${configured}"`);
   }
   const canonical = url.href.replace(/\/$/, '');
