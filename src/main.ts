@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { ConsoleLogger, Logger } from '@nestjs/common';
 import { loadConfig } from './config.js';
 import { startServer } from './server.js';
 
@@ -9,6 +9,7 @@ try {
 } catch (error) {
   const message = `start-up failed: ${error instanceof Error ? error.message : String(error)}`;
   // The one line that says why the server did not start, in the format the log collector reads.
-  console.error(process.env.LOG_FORMAT === 'json' ? JSON.stringify({ level: 'fatal', pid: process.pid, timestamp: Date.now(), message, context: 'Server' }) : message);
+  if (process.env.LOG_FORMAT === 'json') new ConsoleLogger({ json: true }).fatal(message, 'Server');
+  else console.error(message);
   process.exit(1);
 }

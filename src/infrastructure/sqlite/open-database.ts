@@ -70,7 +70,6 @@ function openOwnerOnly(file: string): SqliteDatabase {
  * it holds the lock's connection, which closes (lock and all) once garbage-collected.
  */
 export function lockStoreFile(file: string): () => void {
-  if (file === ':memory:') return () => undefined;
   const lock = openOwnerOnly(`${file}.lock`);
   try {
     lock.pragma('busy_timeout = 0');
