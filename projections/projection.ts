@@ -11,7 +11,7 @@ export interface ProjectedEvent {
   revision: number;
   position: number;
   data: any;
-  metadata: { tenantId?: string; actor: string; correlationId: string; causationId?: string; occurredAt: string };
+  metadata: { tenantId?: string; actor: string; correlationId: string; causationId?: string; sourceIp?: string; userAgent?: string; occurredAt: string };
 }
 
 /** A secondary index of a view: equality lookups on these fields, in this order. */

@@ -20,6 +20,9 @@ export interface TokenHistoryEntry {
   grantId?: string;
   actor: string;
   correlationId: string;
+  /** Where the request that caused the event came from (see EventMetadata). */
+  sourceIp?: string;
+  userAgent?: string;
   occurredAt: string;
   data: Record<string, unknown>;
 }
@@ -67,7 +70,7 @@ function otherClients(e: ProjectedEvent): string[] {
 
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 5,
+  version: 6,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [{ fields: ['tenantId', 'sessionId'] }, { fields: ['tenantId', 'sub'] }, { fields: ['tenantId', 'clientId'] }],
   documentId(e) {
@@ -78,7 +81,17 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   readsDocument: () => false,
   apply(_doc, e, id) {
     const d = e.data;
-    const meta = { tenantId: d.tenantId, eventId: e.id, type: e.type, actor: e.metadata.actor, correlationId: e.metadata.correlationId, occurredAt: e.metadata.occurredAt };
+    const m = e.metadata;
+    const meta = {
+      tenantId: d.tenantId,
+      eventId: e.id,
+      type: e.type,
+      actor: m.actor,
+      correlationId: m.correlationId,
+      ...(m.sourceIp ? { sourceIp: m.sourceIp } : {}),
+      ...(m.userAgent ? { userAgent: m.userAgent } : {}),
+      occurredAt: m.occurredAt,
+    };
     const key = historyKey(d.tenantId, e.position);
     if (id !== key) {
       // The presenter of another client's code or token is told only that it was refused, and whose it was.

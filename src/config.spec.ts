@@ -32,4 +32,17 @@ describe('configuration', () => {
   it('does not repeat the credentials of a PUBLIC_URL that has some (the message goes to the log)', () => {
     expect(() => loadConfig({ PUBLIC_URL: 'https://admin:s3cret@id.example.com' })).toThrow(/it has credentials$/);
   });
+
+  it('trusts no X-Forwarded-For unless TRUST_PROXY names the proxies or their hop count', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::/8, 192.0.2.7' }).trustProxy).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
+  });
+
+  it.each(['true', '*', '0', '17', '10.0.0.0/33', '::1/129', '10.0.0.0/8/1', 'proxy.example.com', 'loopback,', '10.0.0.0/08x'])(
+    'refuses TRUST_PROXY=%j: every client could name its own address, or the entry is no address',
+    (TRUST_PROXY) => {
+      expect(() => loadConfig({ TRUST_PROXY })).toThrow(/TRUST_PROXY must be a hop count \(1 to 16\) or a comma-separated list/);
+    },
+  );
 });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 /** Server configuration, read once from the environment (every variable is listed in the README). */
@@ -13,6 +14,11 @@ export interface Config {
   logFormat: 'text' | 'json';
   /** Base64 of 32 bytes; when absent, a key is generated once and kept in DATA_DIR/key-encryption.key. */
   keyEncryptionKey?: string;
+  /**
+   * Whose `X-Forwarded-For` gives the client's address: nobody's (false), the proxies at these
+   * addresses or networks, or the last n hops.
+   */
+  trustProxy: false | number | string[];
 }
 
 export const CONFIG = Symbol('CONFIG');
@@ -39,6 +45,33 @@ function publicBase(configured: string | undefined, port: number): string {
   return raw;
 }
 
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** One `TRUST_PROXY` entry: an address, a network (address/prefix length) or a named range. */
+function proxyEntry(entry: string): boolean {
+  if (PROXY_RANGES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * `TRUST_PROXY`: unset, the client's address is the connection's, and `X-Forwarded-For` is
+ * ignored (anyone can write it); a hop count; or the proxies' addresses. Not `true`: trusting
+ * every address would let any client name its own.
+ */
+function trustProxy(raw: string | undefined): Config['trustProxy'] {
+  if (!raw) return false;
+  if (/^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 16) return Number(raw);
+  const entries = raw.split(',').map((e) => e.trim());
+  const bad = entries.filter((e) => !proxyEntry(e));
+  if (!bad.length) return entries;
+  throw new Error(
+    `TRUST_PROXY must be a hop count (1 to 16) or a comma-separated list of the proxies' addresses, networks (address/prefix length) or loopback, linklocal, uniquelocal; "${bad[0]}" is none of these`,
+  );
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
@@ -57,5 +90,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     logFormat,
     keyEncryptionKey: env.KEY_ENCRYPTION_KEY || undefined,
+    trustProxy: trustProxy(env.TRUST_PROXY),
   };
 }

@@ -25,8 +25,15 @@ const LOG_LEVELS: Record<Config['logLevel'], LogLevel[]> = {
 const IDLE_TIMEOUT_MS = 30_000;
 
 /** Builds the application (one process serving auth, central and edge), applies the bootstrap and listens. */
-export async function startServer({ logLevel, logFormat }: Pick<Config, 'logLevel' | 'logFormat'> = { logLevel: 'info', logFormat: 'text' }): Promise<NestFastifyApplication> {
+export async function startServer({
+  logLevel,
+  logFormat,
+  trustProxy = false,
+}: Pick<Config, 'logLevel' | 'logFormat'> & Partial<Pick<Config, 'trustProxy'>> = { logLevel: 'info', logFormat: 'text' }): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
+    // The client's address that events record (see request-origin.ts); n hops: the address
+    // the n-th proxy from here was connected from.
+    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
     bodyLimit: 64 * 1024,
     connectionTimeout: IDLE_TIMEOUT_MS,
     frameworkErrors: frameworkError,

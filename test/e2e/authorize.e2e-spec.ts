@@ -617,7 +617,7 @@ describe('the login form', () => {
     expect(res.status).toBe(401);
     const bob = (await server.app.get<ReadStore>(READ_STORE).find<{ userId: string }>('users', { tenantId: 'acme', username: 'bob' }))[0];
     const [failed] = await recorded(`user-acme.${bob.userId}`, [res.headers.get('x-request-id')!]);
-    expect(failed).toMatchObject({ type: 'LoginFailed', data: { reason: 'bad_password', userId: bob.userId, clientId: 'web' }, metadata: { actor: 'anonymous' } });
+    expect(failed).toMatchObject({ type: 'LoginFailed', data: { reason: 'bad_password', userId: bob.userId, clientId: 'web' }, metadata: { actor: 'anonymous', sourceIp: '127.0.0.1', userAgent: Browser.USER_AGENT } });
   });
 
   it('slows password guessing: after five failures for a username, each next attempt waits (429, Retry-After), known user or not', async () => {

@@ -2,7 +2,7 @@ import * as oidc from 'openid-client';
 import { tokenHistory } from '../support/audit.js';
 import { Browser } from '../support/browser.js';
 import { ContractFetch } from '../support/contract-fetch.js';
-import { ALICE_PASSWORD, REDIRECT, startTestServer, type TestServer, WEB_SECRET } from '../support/server.js';
+import { ALICE_PASSWORD, REDIRECT, SERVICE_SECRET, startTestServer, type TestServer, WEB_SECRET } from '../support/server.js';
 
 let server: TestServer;
 const contract = new ContractFetch();
@@ -122,6 +122,16 @@ describe('token lifecycle through openid-client', () => {
     ]);
     expect(JSON.stringify(history)).not.toContain(tokens.refresh_token!);
     expect(JSON.stringify(history)).not.toContain(callback.searchParams.get('code')!);
+    // Each entry says where its request came from: the browser for the sign-in, the code and
+    // the logout, the relying party's HTTP client for the token requests.
+    const fromBrowser = new Set(['SessionStarted', 'UserAuthenticated', 'CodeIssued', 'SessionRevoked']);
+    for (const h of history) {
+      expect({ type: h.type, sourceIp: h.sourceIp, userAgent: h.userAgent }).toEqual({
+        type: h.type,
+        sourceIp: '127.0.0.1',
+        userAgent: fromBrowser.has(h.type) ? Browser.USER_AGENT : expect.stringMatching(/^openid-client\//),
+      });
+    }
     expect(contract.checked).toBeGreaterThan(8);
   });
 
@@ -149,5 +159,21 @@ describe('token lifecycle through openid-client', () => {
     expect(recorded?.data).not.toHaveProperty('idToken');
     await oidc.tokenRevocation(config, t.access_token);
     expect((await oidc.tokenIntrospection(config, t.access_token)).active).toBe(false);
+  });
+  it('records the address the connection came from, not one an X-Forwarded-For names when no proxy is trusted (TRUST_PROXY unset)', async () => {
+    const res = await contract.fetch(`${server.issuer()}/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`service:${SERVICE_SECRET}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-forwarded-for': '203.0.113.9',
+        'user-agent': 'inventory-sync/2.1',
+      },
+      body: 'grant_type=client_credentials',
+    });
+    expect(res.status).toBe(200);
+    const correlationId = res.headers.get('x-request-id');
+    const [entry] = (await tokenHistory(server, { clientId: 'service' })).filter((h) => h.correlationId === correlationId);
+    expect(entry).toMatchObject({ type: 'AccessTokenIssued', sourceIp: '127.0.0.1', userAgent: 'inventory-sync/2.1' });
   });
 });

@@ -14,7 +14,9 @@ const contract = new ContractFetch();
 const tokenResponses: Array<{ url: string; status: number; cacheControl: string | null }> = [];
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // Behind a proxy on loopback (TRUST_PROXY=loopback): the requests of this file come from
+  // 127.0.0.1, which is then taken for that proxy.
+  server = await startTestServer(undefined, { trustProxy: ['loopback'] });
   const fetchAndRecord = contract.fetch;
   Object.defineProperty(contract, 'fetch', {
     value: async (input: string | URL | Request, init?: RequestInit) => {
@@ -431,6 +433,23 @@ describe('client_credentials', () => {
     const t = await rp.clientCredentials('service');
     expect(t.scope?.split(' ').sort()).toEqual(['orders:read', 'orders:write']);
     expect(t.refresh_token).toBeUndefined();
+  });
+  it('records the address the trusted proxy forwarded, skipping no untrusted hop, and a User-Agent of at most 512 characters', async () => {
+    const issue = async (headers: Record<string, string>) => {
+      const res = await rp.post('/token', { grant_type: 'client_credentials' }, { authorization: basic('service', SERVICE_SECRET), ...headers });
+      expect(res.status).toBe(200);
+      const [entry] = (await tokenHistory(server, { clientId: 'service' })).filter((h) => h.correlationId === res.headers.get('x-request-id'));
+      return entry;
+    };
+    // What the client wrote itself (203.0.113.9) stays behind the address the proxy saw.
+    expect(await issue({ 'x-forwarded-for': '203.0.113.9, 198.51.100.2', 'user-agent': 'x'.repeat(600) })).toMatchObject({
+      sourceIp: '198.51.100.2',
+      userAgent: 'x'.repeat(512),
+    });
+    expect(await issue({ 'x-forwarded-for': '2001:db8::1' })).toMatchObject({ sourceIp: '2001:db8::1' });
+    // Something that is no address is not recorded as one.
+    expect(await issue({ 'x-forwarded-for': '<script>' })).not.toHaveProperty('sourceIp');
+    expect(await issue({})).toMatchObject({ sourceIp: '127.0.0.1' });
   });
 });
 

@@ -9,6 +9,8 @@ export interface HistoryEntry {
   correlationId: string;
   type: string;
   actor: string;
+  sourceIp?: string;
+  userAgent?: string;
   clientId?: string;
   data: { sessionId?: string; grantId?: string; clientId?: string; userId?: string; jti?: string; grants?: Array<{ grantId: string; clientId: string }> } & Record<string, unknown>;
 }

@@ -4,6 +4,8 @@
  * the way a browser without JavaScript would.
  */
 export class Browser {
+  /** What this browser says it is (a browser always sends a `User-Agent`). */
+  static readonly USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) TestBrowser/1.0';
   private readonly jar = new Map<string, string>();
 
   /** `fetchImpl` lets a test see every response, e.g. `new Browser(contract.fetch)` checks them against the OpenAPI files. */
@@ -24,7 +26,7 @@ export class Browser {
 
   private async request(url: string, init: RequestInit): Promise<Response> {
     const cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await this.fetchImpl(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
+    const res = await this.fetchImpl(url, { ...init, redirect: 'manual', headers: { 'user-agent': Browser.USER_AGENT, ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(';');
       const eq = pair.indexOf('=');

@@ -92,7 +92,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts the whole server in this process on a free port, with a fresh data directory and the bootstrap above. */
-export async function startTestServer(bootstrap = BOOTSTRAP_YAML): Promise<TestServer> {
+export async function startTestServer(bootstrap = BOOTSTRAP_YAML, options: { trustProxy?: string[] } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'authserver-e2e-'));
   const file = join(dataDir, 'bootstrap.yaml');
   writeFileSync(file, bootstrap);
@@ -100,7 +100,7 @@ export async function startTestServer(bootstrap = BOOTSTRAP_YAML): Promise<TestS
   const baseUrl = `http://127.0.0.1:${port}`;
   Object.assign(process.env, { PORT: String(port), PUBLIC_URL: baseUrl, DATA_DIR: dataDir, BOOTSTRAP_FILE: file, LOG_LEVEL: 'error' });
   const { startServer } = await import('../../src/server.js');
-  const app = await startServer({ logLevel: 'error', logFormat: 'text' });
+  const app = await startServer({ logLevel: 'error', logFormat: 'text', trustProxy: options.trustProxy ?? false });
   return {
     app,
     baseUrl,

@@ -32,6 +32,7 @@ import { mintArtefact, SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
 import type { FlowResult } from './flow-result.js';
 import { type AuthorizationRequest, interactionCookie, Interactions } from './interaction.js';
+import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 
 /** RFC 7636 §4.2: a challenge is 43 to 128 unreserved characters. */
 const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -62,7 +63,7 @@ export class AuthorizeFlow {
     @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
   ) {}
 
-  async start(tenantId: string, params: Params, cookieHeader: string | undefined, correlationId: string): Promise<FlowResult> {
+  async start(tenantId: string, params: Params, cookieHeader: string | undefined, origin: RequestOrigin): Promise<FlowResult> {
     const tenant = await this.directory.requireTenant(tenantId);
     const clientId = params.client_id;
     const client = clientId ? await this.directory.client(tenantId, clientId) : null;
@@ -131,11 +132,11 @@ export class AuthorizeFlow {
       // Each request has a cookie of its own, so sign-ins started in two tabs both stay valid.
       interactionId: randomToken(6),
     };
-    return this.resume(tenant, client, request, await this.browser.current(tenantId, cookieHeader), correlationId);
+    return this.resume(tenant, client, request, await this.browser.current(tenantId, cookieHeader), origin);
   }
 
-  /** Continues a request with the browser's session, after login or consent or straight away; `correlationId` names the HTTP request. */
-  async resume(tenant: TenantView, client: ClientView, request: AuthorizationRequest, session: SessionState | undefined, correlationId: string): Promise<FlowResult> {
+  /** Continues a request with the browser's session, after login or consent or straight away; `origin` is the HTTP request's. */
+  async resume(tenant: TenantView, client: ClientView, request: AuthorizationRequest, session: SessionState | undefined, origin: RequestOrigin): Promise<FlowResult> {
     const now = this.clock.seconds();
     const tenantPath = `${this.directory.issuer(tenant.tenantId)}`;
     // Times are in seconds: a sign-in in the same second as the request is only fresh if it happened in this interaction.
@@ -177,7 +178,7 @@ export class AuthorizeFlow {
         },
       },
       `user:${session.userId}`,
-      { correlationId },
+      { origin },
     ).catch((e: unknown) => {
       // RFC 6749 §4.1.2.1: a 503 cannot travel in a redirect; temporarily_unavailable can.
       const transient = transientError(e);

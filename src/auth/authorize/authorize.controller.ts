@@ -5,6 +5,7 @@ import { OAuthError, UserFacingError } from '../oauth-errors.js';
 import { type Params, readParams } from '../params.js';
 import { AuthorizeFlow } from './authorize-flow.js';
 import { sendFlowResult } from './flow-result.js';
+import { originOf } from '../../shared/request-origin.js';
 
 /**
  * The request's parameters. When they cannot be read (a repeated parameter, a body that is not
@@ -26,11 +27,11 @@ export class AuthorizeController {
 
   @Get('authorize')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => readParams(req.query)), req.headers.cookie, req.id));
+    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => readParams(req.query)), req.headers.cookie, originOf(req)));
   }
 
   @Post('authorize')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => formParams(req)), req.headers.cookie, req.id));
+    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => formParams(req)), req.headers.cookie, originOf(req)));
   }
 }

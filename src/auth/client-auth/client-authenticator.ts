@@ -9,6 +9,7 @@ import { Directory } from '../../shared/directory.js';
 import { InvalidClient, InvalidRequest } from '../oauth-errors.js';
 import { FailureBudget } from '../../shared/failure-budget.js';
 import type { Params } from '../params.js';
+import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
@@ -71,7 +72,7 @@ export class ClientAuthenticator {
     tenantId: string,
     authorization: string | undefined,
     params: Params,
-    options: { allowPublic: boolean; endpoint: ClientAuthenticationFailed['data']['endpoint']; correlationId: string },
+    options: { allowPublic: boolean; endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin },
   ): Promise<ClientView> {
     const presented = presentedCredentials(authorization, params);
     const client = await this.directory.client(tenantId, presented.clientId);
@@ -92,7 +93,7 @@ export class ClientAuthenticator {
             ...(budget.unrecordedBefore ? { unrecordedBefore: budget.unrecordedBefore } : {}),
           },
         };
-        await this.aggregates.record(streams.clientTokens(tenantId, client.clientId), [failed], { tenantId, actor: 'anonymous', now, correlationId: options.correlationId });
+        await this.aggregates.record(streams.clientTokens(tenantId, client.clientId), [failed], { tenantId, actor: 'anonymous', now, ...options.origin });
       }
       throw new InvalidClient('client authentication failed');
     }

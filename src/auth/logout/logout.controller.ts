@@ -13,6 +13,8 @@ import { MAX_STATE_LENGTH, type Params, readParams } from '../params.js';
 import { BrowserSessions, SESSION_COOKIE } from '../sessions/browser-session.js';
 import { SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
+import { originOf } from '../../shared/request-origin.js';
+import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 
 /**
  * OpenID Connect RP-Initiated Logout 1.0. Only a browser signed in as a user ends that user's
@@ -38,7 +40,7 @@ export class LogoutController {
 
   @Get('logout')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), req.headers.cookie, false, req.id));
+    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), req.headers.cookie, false, originOf(req)));
   }
 
   @Post('logout')
@@ -48,11 +50,11 @@ export class LogoutController {
       await this.directory.requireTenant(tenantId);
       return sendFlowResult(reply, { kind: 'html', status: 200, body: formPostPage(`${this.directory.issuer(tenantId)}/logout`, { ...params, relayed: '1' }) });
     }
-    sendFlowResult(reply, await this.logout(tenantId, { ...params, confirm }, req.headers.cookie, true, req.id));
+    sendFlowResult(reply, await this.logout(tenantId, { ...params, confirm }, req.headers.cookie, true, originOf(req)));
   }
 
   /** `posted`: only the confirmation form, never a link, may carry `confirm`. */
-  private async logout(tenantId: string, params: Params, cookieHeader: string | undefined, posted: boolean, correlationId: string): Promise<FlowResult> {
+  private async logout(tenantId: string, params: Params, cookieHeader: string | undefined, posted: boolean, origin: RequestOrigin): Promise<FlowResult> {
     await this.directory.requireTenant(tenantId);
     const reject = (why: string): never => {
       throw new UserFacingError(new InvalidRequest(why));
@@ -83,12 +85,12 @@ export class LogoutController {
     if (current && !confirmed) return this.confirmPage(tenantId, params, token!);
     if (current) {
       const actor = `user:${current.userId}`;
-      await this.sessions.run(tenantId, current.sessionId, { kind: 'EndSession', reason: 'logout' }, actor, { correlationId });
+      await this.sessions.run(tenantId, current.sessionId, { kind: 'EndSession', reason: 'logout' }, actor, { origin });
       // The user's session in another browser, when the hint names one of theirs.
       if (hintSession !== undefined && hintSession !== current.sessionId && hintUser === current.userId) {
         const other = await this.sessions.load(tenantId, hintSession);
         if (other.started && !other.revoked && other.userId === current.userId) {
-          await this.sessions.run(tenantId, hintSession, { kind: 'EndSession', reason: 'logout' }, actor, { correlationId });
+          await this.sessions.run(tenantId, hintSession, { kind: 'EndSession', reason: 'logout' }, actor, { origin });
         }
       }
     }

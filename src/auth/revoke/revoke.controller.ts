@@ -11,6 +11,7 @@ import { formParams } from '../form-request.js';
 import { required } from '../params.js';
 import { artefactHash, SessionCommands, sessionOf } from '../sessions/session-commands.js';
 import { TokenInspector } from '../tokens/token-inspector.js';
+import { originOf } from '../../shared/request-origin.js';
 
 /**
  * RFC 7009 revocation of the client's own tokens. Revoking a refresh token ends its grant
@@ -36,14 +37,15 @@ export class RevokeController {
   async revoke(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     await this.directory.requireTenant(tenantId);
     const params = formParams(req);
-    const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true, endpoint: 'revoke', correlationId: req.id });
+    const origin = originOf(req);
+    const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true, endpoint: 'revoke', origin });
     requireClientOrigin(req, reply, client, true);
     const token = required(params, 'token');
     const actor = `client:${client.clientId}`;
     // A refresh token is decided on its session's stream, which knows every one it issued.
     const sessionId = sessionOf(token);
     if (sessionId) {
-      await this.sessions.run(tenantId, sessionId, { kind: 'RevokeRefreshToken', refreshHash: artefactHash(token), clientId: client.clientId, now: this.clock.seconds() }, actor, { correlationId: req.id });
+      await this.sessions.run(tenantId, sessionId, { kind: 'RevokeRefreshToken', refreshHash: artefactHash(token), clientId: client.clientId, now: this.clock.seconds() }, actor, { origin });
       return '';
     }
     const found = await this.inspector.inspect(tenantId, token, 'access_token');
@@ -55,12 +57,12 @@ export class RevokeController {
       if (!(await this.inspector.inspect(tenantId, token, 'access_token'))?.active) return '';
       const t = found.token;
       if (t.sessionId) {
-        await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId }, actor, { correlationId: req.id });
+        await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId }, actor, { origin });
       } else {
         await this.aggregates.record(
           streams.clientTokens(tenantId, client.clientId),
           [{ type: 'TokenRevoked', data: { tenantId, clientId: client.clientId, tokenType: 'access_token', jti: t.jti, reason: 'revocation_request' } }],
-          { tenantId, actor, now: this.clock.now(), correlationId: req.id },
+          { tenantId, actor, now: this.clock.now(), ...origin },
         );
       }
     } finally {

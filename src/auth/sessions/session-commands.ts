@@ -8,6 +8,7 @@ import { AggregateStore, type Alongside, type Outcome } from '../../infrastructu
 import type { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../oauth-errors.js';
+import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
 const STAMP = /^[0-9a-f]{12}$/;
@@ -77,10 +78,10 @@ export class SessionCommands {
     sessionId: string,
     command: SessionCommand,
     actor: string,
-    options: { correlationId?: string; alongside?: Alongside<SessionEvent, SessionState, R> } = {},
+    options: { origin?: RequestOrigin; alongside?: Alongside<SessionEvent, SessionState, R> } = {},
   ): Promise<Outcome<SessionEvent, SessionState, R>> {
     try {
-      return await this.aggregates.execute(streams.session(tenantId, sessionId), sessionDecider, command, { tenantId, actor, now: this.clock.now(), correlationId: options.correlationId }, options.alongside);
+      return await this.aggregates.execute(streams.session(tenantId, sessionId), sessionDecider, command, { tenantId, actor, now: this.clock.now(), ...options.origin }, options.alongside);
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
       switch (e.code) {

@@ -5,6 +5,7 @@ import { uuidV7 } from '../../infrastructure/crypto/hashing.js';
 import type { LoadedKey } from '../../infrastructure/crypto/key-ring.js';
 import type { ResponseKeys } from '../tokens/token-issuer.js';
 import type { Params } from '../params.js';
+import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 
 export interface GrantRequest {
   tenant: TenantView;
@@ -13,8 +14,8 @@ export interface GrantRequest {
   issuer: string;
   /** Seconds since the epoch. */
   now: number;
-  /** The HTTP request's id, which the events it causes carry. */
-  correlationId: string;
+  /** The HTTP request, as the events it causes record it. */
+  origin: RequestOrigin;
 }
 
 /** RFC 6749 §5.1 successful response. */

@@ -7,6 +7,7 @@ import { requireClientOrigin } from '../cors.js';
 import { formParams } from '../form-request.js';
 import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../oauth-errors.js';
 import { type Grant, GRANTS, type TokenResponse } from './grant.js';
+import { originOf } from '../../shared/request-origin.js';
 
 /** RFC 6749 §3.2 token endpoint, at `/token` and `/oauth/token`. */
 @Controller(':tenant')
@@ -30,7 +31,8 @@ export class TokenController {
     const tenant = await this.directory.requireTenant(tenantId);
     if (req.query && Object.keys(req.query).length) throw new InvalidRequest('parameters belong in the request body');
     const params = formParams(req);
-    const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true, endpoint: 'token', correlationId: req.id });
+    const origin = originOf(req);
+    const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true, endpoint: 'token', origin });
     requireClientOrigin(req, reply, client, true);
     const grantType = params.grant_type;
     if (!grantType) throw new InvalidRequest('grant_type is required');
@@ -38,6 +40,6 @@ export class TokenController {
     if (!grant) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported`);
     if (!client.grantTypes.includes(grant.grantType)) throw new UnauthorizedClient(`the client may not use ${grant.grantType}`);
     const now = this.clock.seconds();
-    return grant.handle({ tenant, client, params, issuer: this.directory.issuer(tenantId), now, correlationId: req.id });
+    return grant.handle({ tenant, client, params, issuer: this.directory.issuer(tenantId), now, origin });
   }
 }

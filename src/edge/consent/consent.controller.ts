@@ -13,6 +13,7 @@ import { AggregateStore } from '../../infrastructure/event-store/aggregate-store
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { escapeHtml, page } from '../../shared/html.js';
+import { originOf } from '../../shared/request-origin.js';
 
 /** The consent page for third-party clients; an allowed set of scopes is remembered (`ConsentGranted`), a denial recorded (`ConsentDenied`). */
 @Controller(':tenant')
@@ -48,10 +49,10 @@ export class ConsentController {
       tenantId,
       actor: `user:${session.userId}`,
       now: this.clock.now(),
-      correlationId: req.id,
+      ...originOf(req),
     });
     if (!allowed) throw this.flow.toClient(request, new AccessDenied('the user denied the request'), true);
-    sendFlowResult(reply, await this.flow.resume(tenant, client, { ...request, consented: true }, session, req.id));
+    sendFlowResult(reply, await this.flow.resume(tenant, client, { ...request, consented: true }, session, originOf(req)));
   }
 
   /** The pending request; only for the signed-in browser that started it. */

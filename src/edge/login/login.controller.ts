@@ -20,6 +20,8 @@ import { FailureBudget } from '../../shared/failure-budget.js';
 import { escapeHtml, page } from '../../shared/html.js';
 import { DeviceCookies } from './device-cookie.js';
 import { LoginThrottle } from './login-throttle.js';
+import { originOf } from '../../shared/request-origin.js';
+import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 
 /** Failed sign-ins with unknown usernames recorded per tenant in each minute's window (per server); the next one recorded counts the others. */
 const UNKNOWN_USERNAMES_RECORDED_PER_MINUTE = 60;
@@ -88,7 +90,7 @@ export class LoginController {
       sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 401, 'Wrong username or password.'));
       // Recorded once answered, whoever tried: how long the answer took then says nothing about
       // whether the username exists (a made-up one is not always recorded).
-      this.recordFailure(tenantId, request.clientId, user?.userId, username, req.id).catch((e: unknown) => this.logger.error(`a failed sign-in was not recorded: ${String(e)}`));
+      this.recordFailure(tenantId, request.clientId, user?.userId, username, originOf(req)).catch((e: unknown) => this.logger.error(`a failed sign-in was not recorded: ${String(e)}`));
       return;
     }
     const now = this.clock.seconds();
@@ -99,7 +101,7 @@ export class LoginController {
     // cookie that opens it, or one a sign-in sent alongside just replaced), which its cookie no
     // longer reaches and whose tokens would otherwise live on unseen.
     if (held && !same && (held.current || replacedJustNow(held.state, held.cookieHash, now))) {
-      await this.sessions.run(tenantId, held.state.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in' }, actor, { correlationId: req.id });
+      await this.sessions.run(tenantId, held.state.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in' }, actor, { origin: originOf(req) });
     }
     // Signing in again keeps the session under a new cookie: a copy of an old one does not gain the new sign-in.
     const sessionId = same ? held.state.sessionId : await this.newSession(tenantId, request, user.userId);
@@ -107,11 +109,11 @@ export class LoginController {
     const command: SessionCommand = same
       ? { kind: 'Reauthenticate', userId: user.userId, presentedCookieHash: held.cookieHash, cookieHash: cookie.hash, now }
       : { kind: 'StartSession', tenantId, sessionId, userId: user.userId, cookieHash: cookie.hash, now };
-    await this.sessions.run(tenantId, sessionId, command, actor, { correlationId: req.id });
+    await this.sessions.run(tenantId, sessionId, command, actor, { origin: originOf(req) });
     const cookies = [this.browser.cookie(tenantId, SESSION_COOKIE, cookie.value)];
     const client = await this.directory.client(tenantId, request.clientId);
     if (!client) throw new UserFacingError(new InvalidRequest('the client no longer exists'));
-    const result: FlowResult = await this.flow.resume(tenant, client, { ...request, authenticated: true }, await this.sessions.load(tenantId, sessionId), req.id);
+    const result: FlowResult = await this.flow.resume(tenant, client, { ...request, authenticated: true }, await this.sessions.load(tenantId, sessionId), originOf(req));
     sendFlowResult(reply, { ...result, cookies: [...cookies, this.devices.issue(tenantId, username), ...(result.cookies ?? [])] });
   }
 
@@ -131,8 +133,8 @@ export class LoginController {
    * a username nobody has, on the tenant's within a budget, so that made-up usernames cannot
    * flood the log.
    */
-  private async recordFailure(tenantId: string, clientId: string, userId: string | undefined, username: string, correlationId: string): Promise<void> {
-    const ctx = { tenantId, actor: 'anonymous', now: this.clock.now(), correlationId };
+  private async recordFailure(tenantId: string, clientId: string, userId: string | undefined, username: string, origin: RequestOrigin): Promise<void> {
+    const ctx = { tenantId, actor: 'anonymous', now: this.clock.now(), ...origin };
     if (userId) {
       await this.aggregates.record(streams.user(tenantId, userId), [{ type: 'LoginFailed', data: { tenantId, clientId, reason: 'bad_password', userId } }], ctx);
       return;

@@ -7,15 +7,15 @@ import {
   type EventMetadata,
   type EventStore,
   type RecordedEvent,
+  type RequestOrigin,
   WrongExpectedRevisionError,
 } from './event-store.port.js';
 import type { Snapshots } from './snapshots.js';
 
-/** Who runs a command and on whose behalf; `now` is the injected time. */
-export interface CommandContext {
+/** Who runs a command and on whose behalf, from which request (its origin); `now` is the injected time. */
+export interface CommandContext extends Partial<RequestOrigin> {
   tenantId?: string;
   actor: string;
-  correlationId?: string;
   causationId?: string;
   now: Date;
   /** When set, event ids derive from it, so a retried command appends nothing twice. */
@@ -205,6 +205,8 @@ function toEventData(events: readonly DomainEvent[], ctx: CommandContext): Event
     actor: ctx.actor,
     correlationId,
     ...(ctx.causationId ? { causationId: ctx.causationId } : {}),
+    ...(ctx.sourceIp ? { sourceIp: ctx.sourceIp } : {}),
+    ...(ctx.userAgent ? { userAgent: ctx.userAgent } : {}),
     occurredAt: ctx.now.toISOString(),
     schemaVersion: 1,
   };

@@ -11,11 +11,21 @@ export interface EventMetadata {
   actor: string;
   correlationId: string;
   causationId?: string;
+  /**
+   * Where the HTTP request that caused the event came from: the client's address (behind
+   * proxies named in `TRUST_PROXY`, the address they forwarded) and its `User-Agent` (at most
+   * 512 characters). Absent on events no request caused.
+   */
+  sourceIp?: string;
+  userAgent?: string;
   /** ISO 8601 time at which the fact happened (injected, never read in a decider). */
   occurredAt: string;
   /** Version of the event's data shape; a type is never reshaped, only upcast. */
   schemaVersion: number;
 }
+
+/** The HTTP request a command comes from: its id (the correlation id of its events) and where it came from. */
+export type RequestOrigin = Pick<EventMetadata, 'correlationId' | 'sourceIp' | 'userAgent'>;
 
 /**
  * An event to append. `id` is a UUID; appending the same ids again is a no-op. `data` holds

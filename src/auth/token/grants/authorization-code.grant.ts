@@ -55,7 +55,7 @@ export class AuthorizationCodeGrant implements Grant {
       },
       `client:${client.clientId}`,
       {
-        correlationId: request.correlationId,
+        origin: request.origin,
         // Signed while the redemption is being made durable.
         alongside: (events, state) => {
           const token = events.find((e) => e.type === 'AccessTokenIssued');

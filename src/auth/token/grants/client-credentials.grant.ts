@@ -37,7 +37,7 @@ export class ClientCredentialsGrant implements Grant {
         tenantId: tenant.tenantId,
         actor: `client:${client.clientId}`,
         now: this.clock.now(),
-        correlationId: request.correlationId,
+        ...request.origin,
       }),
     ]);
     return { access_token: accessToken, token_type: 'Bearer', expires_in: tenant.accessTokenTtl, ...(scope.length ? { scope: scope.join(' ') } : {}) };

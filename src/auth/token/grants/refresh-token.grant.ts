@@ -42,7 +42,7 @@ export class RefreshTokenGrant implements Grant {
       },
       `client:${client.clientId}`,
       {
-        correlationId: request.correlationId,
+        origin: request.origin,
         // Signed while the rotation is being made durable.
         alongside: (events, { authTime }) => {
           const issued = events.find((e) => e.type === 'AccessTokenIssued');

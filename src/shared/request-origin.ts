@@ -1,0 +1,21 @@
+import type { FastifyRequest } from 'fastify';
+import { isIP } from 'node:net';
+import type { RequestOrigin } from '../infrastructure/event-store/event-store.port.js';
+
+/** A `User-Agent` longer than this is cut: it is the client's to write, and every event of the request repeats it. */
+export const USER_AGENT_LIMIT = 512;
+
+/**
+ * The origin the events of a request record: its id, the client's address (Fastify's `ip`,
+ * which follows `X-Forwarded-For` only through the proxies `TRUST_PROXY` names; anything there
+ * that is no address is left out) and its `User-Agent`.
+ */
+export function originOf(req: FastifyRequest): RequestOrigin {
+  const ip = req.ip;
+  const agent = req.headers['user-agent'];
+  return {
+    correlationId: req.id,
+    ...(ip && isIP(ip) ? { sourceIp: ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip } : {}),
+    ...(agent ? { userAgent: agent.length > USER_AGENT_LIMIT ? agent.slice(0, USER_AGENT_LIMIT) : agent } : {}),
+  };
+}
