@@ -55,6 +55,23 @@ describe('discovery documents', () => {
     expect(body.error).toBe('not_found');
   });
 
+  it.each([
+    '/acme/.well-known/openid-configuration',
+    '/acme/.well-known/oauth-authorization-server',
+    '/.well-known/oauth-authorization-server/acme',
+    '/.well-known/openid-configuration/acme',
+    '/acme/.well-known/jwks.json',
+  ])('answers HEAD %s with the header fields of the GET and no body (RFC 9110 §9.3.2)', async (path) => {
+    const got = await contract.fetch(`${server.baseUrl}${path}`);
+    const head = await contract.fetch(`${server.baseUrl}${path}`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    const fields = (res: Response) => ['content-type', 'content-length', 'cache-control', 'access-control-allow-origin'].map((h) => res.headers.get(h));
+    expect(fields(head)).toEqual(fields(got));
+    expect(Number(head.headers.get('content-length'))).toBe(Buffer.byteLength(await got.text()));
+    expect((await contract.fetch(`${server.baseUrl}${path.replace('acme', 'nope')}`, { method: 'HEAD' })).status).toBe(404);
+  });
+
   it('makes oauth4webapi refuse the document of an unknown tenant', async () => {
     await expect(discover('nope', 'oidc')).rejects.toThrow();
     expect(contract.checked).toBeGreaterThan(0);

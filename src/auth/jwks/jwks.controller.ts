@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Inject, Param } from '@nestjs/common';
+import { Controller, Get, Head, Header, Inject, Param } from '@nestjs/common';
 import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { KeyRing } from '../../infrastructure/crypto/key-ring.js';
 import { Directory } from '../../shared/directory.js';
@@ -21,5 +21,11 @@ export class JwksController {
     await this.directory.requireTenant(tenantId);
     for (const alg of SIGNING_ALGS) await this.keys.signingKey(tenantId, alg);
     return this.keys.jwks(tenantId);
+  }
+  /** RFC 9110 §9.3.2: the header fields of the GET, without the body. */
+  @Head('jwks.json')
+  @Header('cache-control', 'public, max-age=300')
+  head(@Param('tenant') tenantId: string) {
+    return this.jwks(tenantId);
   }
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Inject, Param } from '@nestjs/common';
+import { Controller, Get, Head, Header, Inject, Param } from '@nestjs/common';
 import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { Directory } from '../../shared/directory.js';
 import { SUPPORTED_SCOPES, STANDARD_CLAIMS } from '../scopes.js';
@@ -7,31 +7,27 @@ import { SUPPORTED_SCOPES, STANDARD_CLAIMS } from '../scopes.js';
  * OpenID Connect Discovery and RFC 8414 metadata, announcing exactly what works. Served at
  * `{issuer}/.well-known/...` and, for RFC 8414 §3.1 path issuers, `/.well-known/oauth-authorization-server/{tenant}`.
  */
+const PATHS = [
+  ':tenant/.well-known/openid-configuration',
+  ':tenant/.well-known/oauth-authorization-server',
+  '.well-known/oauth-authorization-server/:tenant',
+  '.well-known/openid-configuration/:tenant',
+];
+
 @Controller()
 export class MetadataController {
   constructor(@Inject(Directory) private readonly directory: Directory) {}
 
-  @Get(':tenant/.well-known/openid-configuration')
+  @Get(PATHS)
   @Header('cache-control', 'public, max-age=300')
-  openid(@Param('tenant') tenant: string) {
+  document(@Param('tenant') tenant: string) {
     return this.metadata(tenant);
   }
 
-  @Get(':tenant/.well-known/oauth-authorization-server')
+  /** RFC 9110 §9.3.2: the header fields of the GET, without the body. */
+  @Head(PATHS)
   @Header('cache-control', 'public, max-age=300')
-  oauth(@Param('tenant') tenant: string) {
-    return this.metadata(tenant);
-  }
-
-  @Get('.well-known/oauth-authorization-server/:tenant')
-  @Header('cache-control', 'public, max-age=300')
-  oauthPathForm(@Param('tenant') tenant: string) {
-    return this.metadata(tenant);
-  }
-
-  @Get('.well-known/openid-configuration/:tenant')
-  @Header('cache-control', 'public, max-age=300')
-  openidPathForm(@Param('tenant') tenant: string) {
+  head(@Param('tenant') tenant: string) {
     return this.metadata(tenant);
   }
 
