@@ -13,7 +13,7 @@ function failingWith(error: Error): EventStoreDBClient {
 const event: EventData = { id: '0193a1b2-c3d4-7e5f-8a9b-000000000001', type: 'Tested', data: {}, metadata: { actor: 'system', correlationId: 'c-1', occurredAt: '2026-11-23T00:00:00.000Z', schemaVersion: 1 } };
 
 describe('EventStoreDB event store, when no server can take an operation', () => {
-  it.each([{ type: 'unavailable' }, { type: 'not-leader' }, { code: 14 }])('reports %j as a store that cannot take it now (503 for the client), on append and on read', async (shape) => {
+  it.each([{ type: 'unavailable' }, { type: 'not-leader' }, { code: 14 }, { type: 'deadline-exceeded' }, { code: 4 }])('reports %j as a store that cannot take it now (503 for the client), on append and on read', async (shape) => {
     const store = new EventStoreDbEventStore(failingWith(Object.assign(new Error('14 UNAVAILABLE: No connection established'), shape)));
     await expect(store.append('s-1', [event], 'any')).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.readStream('s-1')).rejects.toBeInstanceOf(StoreUnavailableError);

@@ -251,14 +251,18 @@ function toClientExpected(expected: ExpectedRevision): AppendExpectedRevision {
   }
 }
 
+/** The client's error types for a server that cannot take the operation now. */
+const UNAVAILABLE_TYPES = new Set(['unavailable', 'not-leader', 'deadline-exceeded']);
+
 /**
- * No server to take the operation (no connection, not the leader): a store refusal, which the
- * client may retry. The gRPC status UNAVAILABLE (14) comes without a type when the client
- * fails while it asks the server what it supports.
+ * No server to take the operation (no connection, not the leader, no answer in time): a store
+ * refusal, which the client may retry. The gRPC statuses UNAVAILABLE (14) and DEADLINE_EXCEEDED
+ * (4) come without a type when the client fails while it asks the server what it supports. An
+ * append whose answer came too late may still have happened, as after a lost connection.
  */
 function unavailable(error: unknown): StoreUnavailableError | undefined {
   const { type, code, message } = (error ?? {}) as { type?: string; code?: number; message?: string };
-  return type === 'unavailable' || type === 'not-leader' || code === 14 ? new StoreUnavailableError(`event store: ${message ?? String(error)}`) : undefined;
+  return (type && UNAVAILABLE_TYPES.has(type)) || code === 14 || code === 4 ? new StoreUnavailableError(`event store: ${message ?? String(error)}`) : undefined;
 }
 
 function isWrongExpectedVersion(error: unknown): error is WrongExpectedVersionError {

@@ -7,10 +7,13 @@ import {
   type Document,
   type Filter,
   MongoClient,
+  MongoNetworkError,
   MongoServerError,
+  MongoServerSelectionError,
   type Sort,
 } from 'mongodb';
 import type { IndexSpec } from '../../../projections/projection.js';
+import { StoreUnavailableError } from '../event-store/event-store.port.js';
 import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewCommit, ViewDocument, ViewState } from './read-store.port.js';
 
 const VIEW_NAME = /^[a-z][a-z0-9_]*$/;
@@ -69,16 +72,18 @@ export class MongoReadStore implements ReadStore {
   }
 
   async get<D>(view: string, id: string): Promise<ViewDocument<D> | null> {
-    const raw = await this.view(view).findOne({ _id: id });
+    const raw = await reading(this.view(view).findOne({ _id: id }));
     return raw ? toDoc<D>(raw) : null;
   }
 
   async getMany<D>(view: string, ids: readonly string[]): Promise<Map<string, ViewDocument<D>>> {
     const out = new Map<string, ViewDocument<D>>();
     if (ids.length === 0) return out;
-    const raws = await this.view(view)
-      .find({ _id: { $in: [...new Set(ids)] } })
-      .toArray();
+    const raws = await reading(
+      this.view(view)
+        .find({ _id: { $in: [...new Set(ids)] } })
+        .toArray(),
+    );
     const byId = new Map(raws.map((r) => [r._id, r]));
     for (const id of ids) {
       const raw = byId.get(id);
@@ -100,7 +105,7 @@ export class MongoReadStore implements ReadStore {
       cursor = cursor.sort(sort);
     }
     if (limit !== undefined) cursor = cursor.limit(limit);
-    return (await cursor.toArray()).map((r) => toDoc<D>(r));
+    return (await reading(cursor.toArray())).map((r) => toDoc<D>(r));
   }
 
   async commit(view: string, writes: readonly DocumentWrite[], checkpoint: number): Promise<void> {
@@ -196,6 +201,19 @@ function sameKeys(a: Document, b: Record<string, 1>): boolean {
 function toStored(doc: Record<string, unknown>, position: number): Omit<StoredDocument, '_id'> {
   const { _id, _position, ...fields } = JSON.parse(JSON.stringify(doc)) as Record<string, unknown>;
   return { ...fields, _position: position };
+}
+
+/**
+ * A read that found no server to answer it (none reachable, a connection lost) is a store
+ * refusal, which the client may retry (503), not a failure of the server.
+ */
+async function reading<T>(read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof MongoServerSelectionError || error instanceof MongoNetworkError) throw new StoreUnavailableError(`read store: ${error.message}`);
+    throw error;
+  }
 }
 
 function toDoc<D>(raw: StoredDocument): ViewDocument<D> {
