@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fold } from '../shared/decider.js';
 import { DomainError } from '../shared/domain-error.js';
-import { pkceMatches, type SessionCommand, sessionDecider, type SessionState } from './session.decider.js';
+import { pkceMatches, refreshTokensOf, type SessionCommand, sessionDecider, type SessionState } from './session.decider.js';
 import type { SessionEvent } from './session.events.js';
 
 const verifier = 'a'.repeat(43);
@@ -45,6 +45,8 @@ const rotate = (from: string, to: string, over: Partial<Extract<SessionCommand, 
 });
 
 const types = (events: SessionEvent[]) => events.map((e) => e.type);
+/** The refresh tokens a state keeps, by hash (the short hashes here are kept whole, padded with dots). */
+const kept = (s: SessionState) => refreshTokensOf(s).map((t) => ({ ...t, hash: t.key.replace(/\.+$/, '') }));
 const errorCode = (fn: () => unknown) => {
   try {
     fn();
@@ -156,6 +158,29 @@ describe('session decider', () => {
     expect(types(s.when(rotate('r1', 'x')))).toEqual(['RefreshReplayed', 'SessionRevoked']);
     expect(types(s.when({ kind: 'RevokeRefreshToken', refreshHash: 'r500', clientId: 'web', now: 200 }))).toEqual(['TokenRevoked', 'GrantRevoked']);
     expect(errorCode(() => s.when(rotate('unknown', 'x')))).toBe('refresh_invalid');
+    // A rotated token revoked by itself is refused as revoked from then on; the others are still replays.
+    const revoked = given(given(events).after({ kind: 'RevokeRefreshToken', refreshHash: 'r500', clientId: 'web', now: 200 }));
+    expect(errorCode(() => revoked.when(rotate('r500', 'x')))).toBe('refresh_invalid');
+    expect(types(revoked.when(rotate('r499', 'x')))).toEqual(['RefreshReplayed', 'SessionRevoked']);
+    expect(kept(revoked.state).filter((t) => t.status === 'revoked').map((t) => t.hash)).toEqual(['r500']);
+  });
+
+  it("keeps each grant's rotated tokens apart, and a rotated token costs the session a record of 24 characters", () => {
+    // A second grant of the same session, from another code, rotating alongside the first.
+    let events = given(given(redeemed).after({ kind: 'IssueCode', code: { ...code, grantId: 'g2', codeHash: 'c2', clientId: 'web' } })).after(
+      redeem({ codeHash: 'c2', refresh: { hash: 'q1', expiresAt: 2000 } }),
+    );
+    for (let i = 1; i <= 200; i++) {
+      events = given(events).after(rotate(`r${i}`, `r${i + 1}`));
+      events = given(events).after(rotate(`q${i}`, `q${i + 1}`));
+    }
+    const s = given(events);
+    expect(types(s.when(rotate('q7', 'x')))).toEqual(['RefreshReplayed', 'SessionRevoked']);
+    expect(s.when(rotate('q7', 'x'))[0].data).toMatchObject({ grantId: 'g2' });
+    expect(s.when(rotate('r7', 'x'))[0].data).toMatchObject({ grantId: 'g' });
+    expect(types(s.when(rotate('q201', 'x')))).toEqual(['RefreshRotated', 'AccessTokenIssued']);
+    const saved = JSON.stringify(sessionDecider.snapshot!.encode(s.state));
+    expect(saved.length).toBeLessThan(400 * 24 + 2000);
   });
 
   it('keeps a bounded list of refresh tokens over endless rotations: each token once, the expired ones dropped', () => {
@@ -164,9 +189,7 @@ describe('session decider', () => {
     const at = (i: number) => ({ now: 200 + 10 * i, refresh: { hash: `r${i + 1}`, expiresAt: 300 + 10 * i } });
     for (let i = 1; i <= 1000; i++) events = given(events).after(rotate(`r${i}`, `r${i + 1}`, at(i)));
     const s = given(events);
-    let links = 0;
-    for (let link = s.state.refresh; link; link = link.next) links++;
-    expect(links).toBeLessThan(100);
+    expect(kept(s.state).length).toBeLessThan(100);
     const now = at(1000).now;
     // The newest rotates; a rotated token still unexpired is a replay that ends the session...
     expect(types(s.when(rotate('r1001', 'x', { now })))).toEqual(['RefreshRotated', 'AccessTokenIssued']);
@@ -183,11 +206,11 @@ describe('session decider', () => {
         if (expected.has(e.data.fromHash)) expected.set(e.data.fromHash, 'rotated');
       }
     }
-    const kept = new Map<string, string>();
-    for (let link = s.state.refresh; link; link = link.next) if (!kept.has(link.item.hash) && link.item.expiresAt > now) kept.set(link.item.hash, link.item.status);
-    expect(kept).toEqual(expected);
+    const unexpired = kept(s.state).filter((t) => t.expiresAt > now);
+    expect(new Map(unexpired.map((t) => [t.hash, t.status]))).toEqual(expected);
+    expect(unexpired).toHaveLength(expected.size);
     // And the tokens that expired long before (beyond the margin of a few minutes) are gone.
-    for (let link = s.state.refresh; link; link = link.next) expect(link.item.expiresAt).toBeGreaterThan(now - 1000);
+    for (const t of kept(s.state)) expect(t.expiresAt).toBeGreaterThan(now - 1000);
   });
 
   it('keeps a token for a while past its expiry, so a command whose clock lags behind the compaction decides as without it', () => {
@@ -202,10 +225,11 @@ describe('session decider', () => {
     }
     const s = given(events);
     expect(errorCode(() => s.when(rotate('r119', 'x', { now: at(120) })))).toBe('refresh_invalid');
-    // Tokens expired long before are gone.
-    const hashes = new Set<string>();
-    for (let link = s.state.refresh; link; link = link.next) hashes.add(link.item.hash);
-    for (let i = 1; i <= 80; i++) expect(hashes.has(`r${i}`)).toBe(false);
+    // Tokens expired long before are gone: the last compaction (at the 96th rotation, once the
+    // 32 rotated tokens the one at the 64th kept had doubled) kept only those expired less than
+    // five minutes before it.
+    for (const t of kept(s.state)) expect(t.expiresAt).toBeGreaterThan(at(96) - 300);
+    expect(kept(s.state).length).toBeLessThan(70);
   });
 
   it('refuses a rotated token past its own expiry without ending anything, compacted or not', () => {

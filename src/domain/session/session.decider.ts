@@ -58,13 +58,102 @@ export interface CodeState extends Omit<CodeIssued['data'], 'tenantId' | 'sessio
   redeemed: boolean;
 }
 
-interface RefreshState {
-  hash: string;
+/**
+ * A grant's refresh tokens (a grant is one code's redemption, so it has one refresh token at
+ * a time): the one in use, and the ones its rotations replaced, packed (see Rotated).
+ */
+interface GrantRefresh {
   grantId: string;
   clientId: string;
   scope: string[];
+  /** The token in use; `revoked` once revoked by itself (its grant ends with it). */
+  current: { hash: string; expiresAt: number; revoked: boolean };
+  rotated: Rotated;
+}
+
+/** A refresh token of the session as a decision sees it. */
+interface RefreshState {
+  grantId: string;
+  clientId: string;
+  /** The grant's scope (what a rotation may ask for). */
+  scope: string[];
   expiresAt: number;
   status: 'active' | 'rotated' | 'revoked';
+}
+
+/**
+ * The tokens a grant's rotations replaced, oldest first, each a record of 24 characters: the
+ * first 16 characters of its hash (96 bits of a SHA-256 in base64url, padded with dots when
+ * shorter) and its expiry in 8 hex digits. Records fill chunks of 16: the full ones newest
+ * first, each one string, then the open one, which appends leave in parts (and each part holds
+ * on to the hash it came from) until it is full. A rotated token costs the session about 28
+ * bytes once its chunk is full, where an object per token cost about 220; a session that
+ * rotates every few minutes keeps thousands of them until they expire.
+ */
+interface Rotated {
+  readonly full: Chain<string> | null;
+  readonly open: string;
+}
+
+const KEY_LENGTH = 16;
+const RECORD_LENGTH = 24;
+const CHUNK_LENGTH = 16 * RECORD_LENGTH;
+const NO_ROTATED: Rotated = { full: null, open: '' };
+
+function rotatedKey(hash: string): string {
+  return hash.slice(0, KEY_LENGTH).padEnd(KEY_LENGTH, '.');
+}
+
+function rotatedRecord(hash: string, expiresAt: number): string {
+  return rotatedKey(hash) + Math.min(Math.max(expiresAt, 0), 0xffffffff).toString(16).padStart(8, '0');
+}
+
+/** A copy held in one piece: appends leave a string of many small parts, each with its own header. */
+function flat(s: string): string {
+  return Buffer.from(s, 'latin1').toString('latin1');
+}
+
+function withRotated(r: Rotated, record: string): Rotated {
+  const open = r.open + record;
+  return open.length < CHUNK_LENGTH ? { full: r.full, open } : { full: { item: flat(open), next: r.full }, open: '' };
+}
+
+/** Records (oldest first, concatenated) packed as folding them one by one would. */
+function packRotated(records: string): Rotated {
+  let full: Chain<string> | null = null;
+  let at = 0;
+  for (; at + CHUNK_LENGTH <= records.length; at += CHUNK_LENGTH) full = { item: records.slice(at, at + CHUNK_LENGTH), next: full };
+  return { full, open: records.slice(at) };
+}
+
+/** Every record, oldest first, concatenated. */
+function rotatedRecords(r: Rotated): string {
+  return [...chainToArray(r.full).reverse(), r.open].join('');
+}
+
+/** Each record's key and expiry, oldest first. */
+function* rotatedEntries(r: Rotated): Generator<{ record: string; key: string; expiresAt: number }> {
+  const all = rotatedRecords(r);
+  for (let i = 0; i < all.length; i += RECORD_LENGTH) {
+    const record = all.slice(i, i + RECORD_LENGTH);
+    yield { record, key: record.slice(0, KEY_LENGTH), expiresAt: parseInt(record.slice(KEY_LENGTH), 16) };
+  }
+}
+
+/** The expiry recorded in `chunk` for the key, if a record there has it. */
+function expiryIn(chunk: string, key: string): number | undefined {
+  for (let i = chunk.indexOf(key); i !== -1; i = chunk.indexOf(key, i + 1)) {
+    if (i % RECORD_LENGTH === 0) return parseInt(chunk.slice(i + KEY_LENGTH, i + RECORD_LENGTH), 16);
+  }
+  return undefined;
+}
+
+/** The expiry of the rotated token `hash`, if the grant's rotations replaced it. */
+function findRotated(r: Rotated, hash: string): number | undefined {
+  const key = rotatedKey(hash);
+  let found = expiryIn(r.open, key);
+  for (let link = r.full; found === undefined && link; link = link.next) found = expiryIn(link.item, key);
+  return found;
 }
 
 /**
@@ -109,14 +198,13 @@ export interface SessionState {
   codes: readonly CodeState[];
   /** Redeemed codes, newest first. */
   redeemedCodes: Chain<CodeState> | null;
-  /**
-   * Every change of a refresh token's status, newest first: a token's first entry is its status
-   * now. Compacted as it grows (see compact): each token once, the expired ones gone.
-   */
-  refresh: Chain<RefreshState> | null;
-  /** Links in `refresh`, and how many were left by its last compaction. */
-  refreshLinks: number;
-  refreshCompacted: number;
+  /** The refresh tokens of each grant that earned one, in the order the grants did. Compacted as rotations add up (see compact). */
+  refresh: readonly GrantRefresh[];
+  /** Rotated tokens kept, and how many its last compaction kept. */
+  rotatedCount: number;
+  rotatedCompacted: number;
+  /** Rotated tokens revoked since (each grant's current token keeps its own flag). */
+  revokedRotated: readonly string[];
   revokedGrants: string[];
 }
 
@@ -132,9 +220,10 @@ const initialState: SessionState = {
   revoked: false,
   codes: [],
   redeemedCodes: null,
-  refresh: null,
-  refreshLinks: 0,
-  refreshCompacted: 0,
+  refresh: [],
+  rotatedCount: 0,
+  rotatedCompacted: 0,
+  revokedRotated: [],
   revokedGrants: [],
 };
 
@@ -154,13 +243,31 @@ export function findCode(s: SessionState, codeHash: string): CodeState | undefin
 
 /** A refresh token of the session as it is now: active, rotated or revoked. */
 function findRefresh(s: SessionState, hash: string): RefreshState | undefined {
-  return findIn(s.refresh, (r) => r.hash === hash);
+  for (const g of s.refresh) {
+    if (g.current.hash === hash) return { grantId: g.grantId, clientId: g.clientId, scope: g.scope, expiresAt: g.current.expiresAt, status: g.current.revoked ? 'revoked' : 'active' };
+  }
+  for (const g of s.refresh) {
+    const expiresAt = findRotated(g.rotated, hash);
+    if (expiresAt !== undefined) return { grantId: g.grantId, clientId: g.clientId, scope: g.scope, expiresAt, status: s.revokedRotated.includes(hash) ? 'revoked' : 'rotated' };
+  }
+  return undefined;
 }
 
-/** The refresh token `hash`, if the session knows it, now with `status`. */
-function withStatus(s: SessionState, hash: string | undefined, status: RefreshState['status']): Pick<SessionState, 'refresh' | 'refreshLinks'> {
-  const found = hash === undefined ? undefined : findRefresh(s, hash);
-  return found ? { refresh: { item: { ...found, status }, next: s.refresh }, refreshLinks: s.refreshLinks + 1 } : { refresh: s.refresh, refreshLinks: s.refreshLinks };
+/**
+ * What the session knows of its refresh tokens (the tests read it): each one's key (its
+ * hash; for a rotated one, the hash's first 16 characters), status and expiry.
+ */
+export function refreshTokensOf(s: SessionState): Array<{ key: string; status: RefreshState['status']; expiresAt: number }> {
+  return s.refresh.flatMap((g) => [
+    ...[...rotatedEntries(g.rotated)].map(({ key, expiresAt }) => ({ key, status: s.revokedRotated.some((h) => rotatedKey(h) === key) ? ('revoked' as const) : ('rotated' as const), expiresAt })),
+    { key: g.current.hash, status: g.current.revoked ? ('revoked' as const) : ('active' as const), expiresAt: g.current.expiresAt },
+  ]);
+}
+
+/** The session with `grant` in place of the entry of the same grant (or after the others). */
+function withGrant(s: SessionState, grant: GrantRefresh): readonly GrantRefresh[] {
+  const at = s.refresh.findIndex((g) => g.grantId === grant.grantId);
+  return at === -1 ? [...s.refresh, grant] : s.refresh.map((g, i) => (i === at ? grant : g));
 }
 
 /** How long after a sign-in again another one from the same browser counts as sent alongside it. */
@@ -182,28 +289,31 @@ export function replacedJustNow(s: SessionState, cookieHash: string, now: number
  */
 const COMPACTION_MARGIN_SECONDS = 300;
 
-/** Links a session keeps before its refresh-token list is first compacted. */
+/** Rotated tokens a session keeps before they are first compacted. */
 const COMPACT_AFTER = 64;
 
 /**
- * Drops what no decision can use any more: the older entries of each token (its first one is
- * its status now) and the tokens expired more than COMPACTION_MARGIN_SECONDS before `now`,
- * which are refused whatever their status (a rotated one that has expired is no longer a sign
- * of theft, as it could not be used anyway).
- * Run when the list has doubled since the last compaction, so a rotation costs constant time
- * on average and a session keeps about two entries per token still unexpired, however many
- * rotations it has had.
+ * Drops what no decision can use any more: the tokens expired more than
+ * COMPACTION_MARGIN_SECONDS before `now`, which are refused whatever their status (a rotated
+ * one that has expired is no longer a sign of theft, as it could not be used anyway), and the
+ * grants left with none. Run when the rotated tokens kept have doubled since the last
+ * compaction, so a rotation costs constant time on average and a session keeps about the
+ * tokens still unexpired, however many rotations it has had.
  */
 function compact(s: SessionState, now: number): SessionState {
-  if (s.refreshLinks < COMPACT_AFTER || s.refreshLinks < 2 * s.refreshCompacted) return s;
-  const seen = new Set<string>();
-  const kept: RefreshState[] = [];
-  for (let link = s.refresh; link; link = link.next) {
-    if (seen.has(link.item.hash)) continue;
-    seen.add(link.item.hash);
-    if (now - COMPACTION_MARGIN_SECONDS < link.item.expiresAt) kept.push(link.item);
+  if (s.rotatedCount < COMPACT_AFTER || s.rotatedCount < 2 * s.rotatedCompacted) return s;
+  const live = (expiresAt: number) => now - COMPACTION_MARGIN_SECONDS < expiresAt;
+  const refresh: GrantRefresh[] = [];
+  let kept = 0;
+  for (const g of s.refresh) {
+    let records = '';
+    for (const r of rotatedEntries(g.rotated)) if (live(r.expiresAt)) records += r.record;
+    if (!records && !live(g.current.expiresAt)) continue;
+    kept += records.length / RECORD_LENGTH;
+    refresh.push({ ...g, rotated: packRotated(records) });
   }
-  return { ...s, refresh: arrayToChain(kept), refreshLinks: kept.length, refreshCompacted: kept.length };
+  const known = (hash: string) => refresh.some((g) => findRotated(g.rotated, hash) !== undefined);
+  return { ...s, refresh, rotatedCount: kept, rotatedCompacted: kept, revokedRotated: s.revokedRotated.filter(known) };
 }
 
 /** The grants of the session that have not ended, each with its client (one code made each grant). */
@@ -374,15 +484,25 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         if (!code) return s;
         return { ...s, codes: s.codes.filter((c) => c !== code), redeemedCodes: { item: { ...code, redeemed: true }, next: s.redeemedCodes } };
       }
-      case 'RefreshTokenIssued':
-      case 'RefreshRotated': {
-        const hash = e.type === 'RefreshTokenIssued' ? e.data.refreshHash : e.data.toHash;
-        const added: RefreshState = { hash, grantId: e.data.grantId, clientId: e.data.clientId, scope: e.data.scope, expiresAt: e.data.expiresAt, status: 'active' };
-        const from = withStatus(s, e.type === 'RefreshRotated' ? e.data.fromHash : undefined, 'rotated');
-        return compact({ ...s, refresh: { item: added, next: from.refresh }, refreshLinks: from.refreshLinks + 1 }, e.data.issuedAt);
+      case 'RefreshTokenIssued': {
+        const { grantId, clientId, scope, refreshHash, expiresAt } = e.data;
+        return { ...s, refresh: withGrant(s, { grantId, clientId, scope, current: { hash: refreshHash, expiresAt, revoked: false }, rotated: NO_ROTATED }) };
       }
-      case 'TokenRevoked':
-        return e.data.refreshHash ? { ...s, ...withStatus(s, e.data.refreshHash, 'revoked') } : s;
+      case 'RefreshRotated': {
+        const g = s.refresh.find((x) => x.grantId === e.data.grantId);
+        const current = { hash: e.data.toHash, expiresAt: e.data.expiresAt, revoked: false };
+        if (!g) return { ...s, refresh: withGrant(s, { grantId: e.data.grantId, clientId: e.data.clientId, scope: e.data.scope, current, rotated: NO_ROTATED }) };
+        const replaced = g.current.hash === e.data.fromHash;
+        const rotated = replaced ? withRotated(g.rotated, rotatedRecord(g.current.hash, g.current.expiresAt)) : g.rotated;
+        return compact({ ...s, refresh: withGrant(s, { ...g, current, rotated }), rotatedCount: s.rotatedCount + (replaced ? 1 : 0) }, e.data.issuedAt);
+      }
+      case 'TokenRevoked': {
+        const hash = e.data.refreshHash;
+        if (!hash) return s;
+        const g = s.refresh.find((x) => x.current.hash === hash);
+        if (g) return { ...s, refresh: withGrant(s, { ...g, current: { ...g.current, revoked: true } }) };
+        return findRefresh(s, hash) && !s.revokedRotated.includes(hash) ? { ...s, revokedRotated: [...s.revokedRotated, hash] } : s;
+      }
       case 'CodeReplayed':
       case 'GrantRevoked':
         return s.revokedGrants.includes(e.data.grantId) ? s : { ...s, revokedGrants: [...s.revokedGrants, e.data.grantId] };
@@ -397,14 +517,18 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return assertNever(e);
     }
   },
-  // Sessions that refresh for months fold tens of thousands of events. Version 1: the state as
-  // above; raise it with any change to evolve, compact or the state's shape.
+  // Sessions that refresh for months fold tens of thousands of events. Version 2: the state as
+  // above (rotated tokens packed); raise it with any change to evolve, compact or the state's shape.
   snapshot: {
-    version: 1,
-    encode: (s) => ({ ...s, redeemedCodes: chainToArray(s.redeemedCodes), refresh: chainToArray(s.refresh) }),
+    version: 2,
+    encode: (s) => ({
+      ...s,
+      redeemedCodes: chainToArray(s.redeemedCodes),
+      refresh: s.refresh.map((g) => ({ ...g, rotated: rotatedRecords(g.rotated) })),
+    }),
     decode: (saved) => {
-      const s = saved as Omit<SessionState, 'redeemedCodes' | 'refresh'> & { redeemedCodes: CodeState[]; refresh: RefreshState[] };
-      return { ...s, redeemedCodes: arrayToChain(s.redeemedCodes), refresh: arrayToChain(s.refresh) };
+      const s = saved as Omit<SessionState, 'redeemedCodes' | 'refresh'> & { redeemedCodes: CodeState[]; refresh: Array<Omit<GrantRefresh, 'rotated'> & { rotated: string }> };
+      return { ...s, redeemedCodes: arrayToChain(s.redeemedCodes), refresh: s.refresh.map((g) => ({ ...g, rotated: packRotated(g.rotated) })) };
     },
   },
 };
