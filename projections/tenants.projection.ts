@@ -1,3 +1,4 @@
+import { DEFAULT_SESSION_MAX_AGE } from '../src/domain/tenant/tenant.events.js';
 import type { Projection } from './projection.js';
 
 export interface TenantView {
@@ -7,17 +8,28 @@ export interface TenantView {
   refreshTokenTtl: number;
   signingAlg: string;
   refreshWithoutOfflineAccess: boolean;
+  /** Seconds a browser sign-in counts for (see TenantSettings). */
+  sessionMaxAge: number;
   createdAt: string;
 }
 
 export const tenantsProjection: Projection<TenantView> = {
   view: 'tenants',
-  version: 1,
+  version: 2,
   eventTypes: ['TenantCreated'],
   indexes: [],
   documentId: (e) => e.data.tenantId,
   apply(_doc, e) {
-    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess } = e.data;
-    return { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, createdAt: e.metadata.occurredAt };
+    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge } = e.data;
+    return {
+      tenantId,
+      securityProfile,
+      accessTokenTtl,
+      refreshTokenTtl,
+      signingAlg,
+      refreshWithoutOfflineAccess,
+      sessionMaxAge: sessionMaxAge ?? DEFAULT_SESSION_MAX_AGE,
+      createdAt: e.metadata.occurredAt,
+    };
   },
 };

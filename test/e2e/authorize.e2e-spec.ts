@@ -4,14 +4,30 @@ import { sessionEvents, tokenHistory } from '../support/audit.js';
 import { endToEnd } from '../support/suite.js';
 import { Browser } from '../support/browser.js';
 import { BOB_PASSWORD, decodeJwt, oauthError, RelyingParty, type SignedIn } from '../support/rp.js';
-import { ALICE_PASSWORD, REDIRECT, type TestServer } from '../support/server.js';
+import { ALICE_PASSWORD, BOOTSTRAP_YAML, REDIRECT, type TestServer, WEB_SECRET } from '../support/server.js';
 import { sha256 } from '../../src/infrastructure/crypto/hashing.js';
 import { EVENT_STORE, type EventStore, StoreUnavailableError } from '../../src/infrastructure/event-store/event-store.port.js';
 import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
 
 let server: TestServer;
 let rp: RelyingParty;
-const contract = endToEnd((s) => ({ server, rp } = s));
+/** The usual bootstrap plus a tenant whose sign-ins count for two seconds. */
+const SESSION_MAX_AGE = 2;
+const BOOTSTRAP = `${BOOTSTRAP_YAML}
+  - id: brief
+    session_max_age: ${SESSION_MAX_AGE}
+    clients:
+      - client_id: web
+        client_secret: "${WEB_SECRET}"
+        redirect_uris: ["${REDIRECT}"]
+        grant_types: [authorization_code, refresh_token]
+        scope: "openid offline_access"
+        first_party: true
+    users:
+      - username: alice
+        password: "${ALICE_PASSWORD}"
+`;
+const contract = endToEnd((s) => ({ server, rp } = s), BOOTSTRAP);
 
 /** The events of `stream` the requests `ids` caused, in their order, once all are there (a failed sign-in is recorded once answered). */
 async function recorded(stream: string, ids: string[]) {
@@ -519,6 +535,24 @@ describe('re-authentication', () => {
     const s = await rp.signIn(browser, { extra: { max_age: '3600' } });
     expect(s.loginShown).toBe(false);
     expect(rp.codeParams(s).get('code')).toBeTruthy();
+  });
+
+  it("asks for the password again once the tenant's session_max_age has passed since the sign-in, in the same session; its tokens live on", async () => {
+    const brief = await RelyingParty.discover(server, contract, 'brief');
+    const browser = brief.browser();
+    const first = await brief.signIn(browser);
+    expect(first.loginShown).toBe(true);
+    const tokens = await brief.redeem('web', first);
+    expect(brief.codeParams(await brief.signIn(browser, { extra: { prompt: 'none' } })).get('code')).toBeTruthy();
+    // Times are whole seconds: past SESSION_MAX_AGE + 1 s, the sign-in is older than the limit.
+    await new Promise((r) => setTimeout(r, (SESSION_MAX_AGE + 1) * 1000 + 100));
+    const none = await brief.signIn(browser, { extra: { prompt: 'none' } });
+    expect(none.callback?.searchParams.get('error')).toBe('login_required');
+    const again = await brief.signIn(browser);
+    expect(again.loginShown).toBe(true);
+    const renewed = await brief.redeem('web', again);
+    expect(decodeJwt(renewed.id_token!).payload.sid).toBe(decodeJwt(tokens.id_token!).payload.sid);
+    expect((await brief.refresh('web', tokens.refresh_token!)).access_token).toBeTruthy();
   });
 });
 

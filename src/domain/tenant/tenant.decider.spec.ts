@@ -1,5 +1,7 @@
 import { DomainError } from '../shared/domain-error.js';
+import { tenantsProjection } from '../../../projections/tenants.projection.js';
 import { tenantDecider } from './tenant.decider.js';
+import { DEFAULT_SESSION_MAX_AGE } from './tenant.events.js';
 
 const settings = { securityProfile: 'baseline' as const, accessTokenTtl: 300, refreshTokenTtl: 86400, signingAlg: 'ES256' as const, refreshWithoutOfflineAccess: false };
 
@@ -13,5 +15,15 @@ describe('tenant decider', () => {
 
   it.each(['well-known', 'oauth', 'UPPER', 'a/b', ''])('rejects tenant id %p', (id) => {
     expect(() => tenantDecider.decide({ kind: 'CreateTenant', tenantId: id, settings }, tenantDecider.initialState)).toThrow(DomainError);
+  });
+
+  it.each([0, -5, 1.5])('rejects session_max_age %p', (sessionMaxAge) => {
+    expect(() => tenantDecider.decide({ kind: 'CreateTenant', tenantId: 'acme', settings: { ...settings, sessionMaxAge } }, tenantDecider.initialState)).toThrow('session_max_age must be a positive integer');
+  });
+
+  it('reads a tenant created before session_max_age existed with the default', () => {
+    const created = { id: 'e', type: 'TenantCreated', streamId: 'tenant-acme', revision: 0, position: 1, data: { tenantId: 'acme', ...settings } };
+    const doc = tenantsProjection.apply(null, { ...created, metadata: { actor: 'system', correlationId: 'c', occurredAt: '2026-01-01T00:00:00Z' } }, 'acme');
+    expect(doc).toMatchObject({ sessionMaxAge: DEFAULT_SESSION_MAX_AGE });
   });
 });

@@ -13,7 +13,16 @@ export interface TenantSettings {
   signingAlg: SigningAlg;
   /** Issue refresh tokens to OpenID requests without offline_access (when the client may use the grant). */
   refreshWithoutOfflineAccess: boolean;
+  /**
+   * Seconds a browser sign-in counts for: past it, the authorization endpoint asks for the
+   * password again (`login_required` with `prompt=none`). Tokens already issued live on by their
+   * own lifetimes. Absent from tenants created before it existed: DEFAULT_SESSION_MAX_AGE.
+   */
+  sessionMaxAge?: number;
 }
+
+/** Seven days. */
+export const DEFAULT_SESSION_MAX_AGE = 7 * 24 * 3600;
 
 export type TenantCreated = DomainEvent<'TenantCreated', { tenantId: string } & TenantSettings>;
 export type TenantEvent = TenantCreated;
