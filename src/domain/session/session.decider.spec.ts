@@ -254,6 +254,39 @@ describe('session decider', () => {
     expect(errorCode(() => given(redeemed).when(rotate('r1', 'r2', { now: 1000 })))).toBe('refresh_invalid');
   });
 
+  it('keeps the codes of a browser that renews silently for its live grants only, and still revokes what a recent code issued', () => {
+    // A code every 300 s, its access token living 300 s, no refresh token: 300 renewals.
+    const at = (i: number) => 100 + 300 * i;
+    let events = started;
+    for (let i = 1; i <= 300; i++) {
+      const c = { ...code, grantId: `g${i}`, codeHash: `c${i}`, scope: ['openid'], expiresAt: at(i) + 60 };
+      events = given(given(events).after({ kind: 'IssueCode', code: c })).after(redeem({ codeHash: `c${i}`, now: at(i), access: { ...access(`at${i}`), issuedAt: at(i), expiresAt: at(i) + 300 } }));
+    }
+    const s = given(events);
+    let codes = 0;
+    for (let link = s.state.redeemedCodes; link; link = link.next) codes++;
+    expect(codes).toBeLessThan(70);
+    const now = at(300) + 10;
+    expect(types(s.when(redeem({ codeHash: 'c300', now })))).toEqual(['CodeReplayed', 'GrantRevoked']);
+    // The code of a grant whose tokens expired long before is forgotten: refused as unknown, recorded nowhere.
+    expect(errorCode(() => s.when(redeem({ codeHash: 'c1', now })))).toBe('code_invalid');
+    // Logout lists the grants that may still have something alive.
+    expect(s.when({ kind: 'EndSession', reason: 'logout' })[0].data).toMatchObject({ grants: expect.arrayContaining([{ grantId: 'g300', clientId: 'web' }]) });
+    expect((s.when({ kind: 'EndSession', reason: 'logout' })[0].data as { grants: unknown[] }).grants.length).toBeLessThan(70);
+  });
+
+  it("keeps a code while its grant's refresh token lives, however old the code", () => {
+    let events = redeemed;
+    // r1 lives until 1000; rotations every 10 s keep the grant alive far beyond the code's own access token.
+    for (let i = 1; i <= 200; i++) events = given(events).after(rotate(`r${i}`, `r${i + 1}`, { now: 200 + 10 * i, refresh: { hash: `r${i + 1}`, expiresAt: 2200 + 10 * i } }));
+    // Then many silent renewals of another client: the first code's grant is still alive.
+    for (let i = 1; i <= 200; i++) {
+      const c = { ...code, grantId: `s${i}`, codeHash: `sc${i}`, clientId: 'spa', expiresAt: 2300 + i };
+      events = given(given(events).after({ kind: 'IssueCode', code: c })).after(redeem({ codeHash: `sc${i}`, clientId: 'spa', now: 2250 + i, access: { ...access(`s${i}`), issuedAt: 2250 + i, expiresAt: 2260 + i }, refreshRule: 'never' }));
+    }
+    expect(types(given(events).when(redeem({ codeHash: 'c', now: 2500 })))).toEqual(['CodeReplayed', 'GrantRevoked']);
+  });
+
   it('ends a session once', () => {
     const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout' });
     expect(types(ended.slice(-1))).toEqual(['SessionRevoked']);

@@ -56,6 +56,8 @@ export type SessionCommand =
 
 export interface CodeState extends Omit<CodeIssued['data'], 'tenantId' | 'sessionId'> {
   redeemed: boolean;
+  /** Once redeemed: when the access token the redemption issued expires. */
+  tokensUntil?: number;
 }
 
 /**
@@ -69,6 +71,8 @@ interface GrantRefresh {
   /** The token in use; `revoked` once revoked by itself (its grant ends with it). */
   current: { hash: string; expiresAt: number; revoked: boolean };
   rotated: Rotated;
+  /** When the access token of the grant's last rotation expires (0 before any). */
+  accessUntil: number;
 }
 
 /** A refresh token of the session as a decision sees it. */
@@ -196,8 +200,11 @@ export interface SessionState {
   revoked: boolean;
   /** Codes not redeemed yet, oldest first. */
   codes: readonly CodeState[];
-  /** Redeemed codes, newest first. */
+  /** Redeemed codes, newest first, while what they issued may be alive (see compactCodes). */
   redeemedCodes: Chain<CodeState> | null;
+  /** Redeemed codes kept, and how many their last compaction kept. */
+  redeemedCount: number;
+  redeemedCompacted: number;
   /** The refresh tokens of each grant that earned one, in the order the grants did. Compacted as rotations add up (see compact). */
   refresh: readonly GrantRefresh[];
   /** Rotated tokens kept, and how many its last compaction kept. */
@@ -220,6 +227,8 @@ const initialState: SessionState = {
   revoked: false,
   codes: [],
   redeemedCodes: null,
+  redeemedCount: 0,
+  redeemedCompacted: 0,
   refresh: [],
   rotatedCount: 0,
   rotatedCompacted: 0,
@@ -289,7 +298,7 @@ export function replacedJustNow(s: SessionState, cookieHash: string, now: number
  */
 const COMPACTION_MARGIN_SECONDS = 300;
 
-/** Rotated tokens a session keeps before they are first compacted. */
+/** Rotated tokens (or redeemed codes) a session keeps before they are first compacted. */
 const COMPACT_AFTER = 64;
 
 /**
@@ -316,7 +325,55 @@ function compact(s: SessionState, now: number): SessionState {
   return { ...s, refresh, rotatedCount: kept, rotatedCompacted: kept, revokedRotated: s.revokedRotated.filter(known) };
 }
 
-/** The grants of the session that have not ended, each with its client (one code made each grant). */
+/** The redeemed codes with `until` as the expiry of the tokens grant `grantId`'s code issued (its code is newest, as a rule). */
+function withTokensUntil(chain: Chain<CodeState> | null, grantId: string, until: number): Chain<CodeState> | null {
+  const before: CodeState[] = [];
+  for (let link = chain; link; link = link.next) {
+    if (link.item.grantId === grantId) {
+      let rebuilt: Chain<CodeState> = { item: { ...link.item, tokensUntil: Math.max(link.item.tokensUntil ?? 0, until) }, next: link.next };
+      for (let i = before.length - 1; i >= 0; i--) rebuilt = { item: before[i], next: rebuilt };
+      return rebuilt;
+    }
+    before.push(link.item);
+  }
+  return chain;
+}
+
+/**
+ * Drops the codes no decision can use any more: a redeemed code once everything its grant
+ * issued (its access tokens, the refresh token in use) expired more than
+ * COMPACTION_MARGIN_SECONDS before `now` (a replay could revoke nothing: it is refused as an
+ * unknown code, and no longer recorded), and a code never redeemed once it expired; with them,
+ * the revoked grants nothing refers to. Run when the redeemed codes kept have doubled since
+ * the last compaction: a browser that renews silently every few minutes for months keeps the
+ * codes of its live grants, not one per renewal (about 900 bytes each).
+ */
+function compactCodes(s: SessionState, now: number): SessionState {
+  if (s.redeemedCount < COMPACT_AFTER || s.redeemedCount < 2 * s.redeemedCompacted) return s;
+  const alive = (until: number) => now - COMPACTION_MARGIN_SECONDS < until;
+  const refreshOf = new Map(s.refresh.map((g) => [g.grantId, g]));
+  const kept: CodeState[] = [];
+  for (let link = s.redeemedCodes; link; link = link.next) {
+    const c = link.item;
+    const g = refreshOf.get(c.grantId);
+    if (alive(Math.max(c.tokensUntil ?? c.expiresAt, g?.current.expiresAt ?? 0, g?.accessUntil ?? 0))) kept.push(c);
+  }
+  const codes = s.codes.filter((c) => alive(c.expiresAt));
+  const referred = new Set([...kept, ...codes, ...s.refresh].map((x) => x.grantId));
+  return {
+    ...s,
+    codes,
+    redeemedCodes: arrayToChain(kept),
+    redeemedCount: kept.length,
+    redeemedCompacted: kept.length,
+    revokedGrants: s.revokedGrants.filter((id) => referred.has(id)),
+  };
+}
+
+/**
+ * The grants of the session that have not ended, each with its client (one code made each
+ * grant), among those whose code it keeps (see compactCodes: the others issued nothing alive).
+ */
 function liveGrants(s: SessionState): Array<{ grantId: string; clientId: string }> {
   const grants: Array<{ grantId: string; clientId: string }> = [];
   for (let link = s.redeemedCodes; link; link = link.next) {
@@ -482,16 +539,16 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'CodeRedeemed': {
         const code = s.codes.find((c) => c.codeHash === e.data.codeHash);
         if (!code) return s;
-        return { ...s, codes: s.codes.filter((c) => c !== code), redeemedCodes: { item: { ...code, redeemed: true }, next: s.redeemedCodes } };
+        return { ...s, codes: s.codes.filter((c) => c !== code), redeemedCodes: { item: { ...code, redeemed: true }, next: s.redeemedCodes }, redeemedCount: s.redeemedCount + 1 };
       }
       case 'RefreshTokenIssued': {
         const { grantId, clientId, scope, refreshHash, expiresAt } = e.data;
-        return { ...s, refresh: withGrant(s, { grantId, clientId, scope, current: { hash: refreshHash, expiresAt, revoked: false }, rotated: NO_ROTATED }) };
+        return { ...s, refresh: withGrant(s, { grantId, clientId, scope, current: { hash: refreshHash, expiresAt, revoked: false }, rotated: NO_ROTATED, accessUntil: 0 }) };
       }
       case 'RefreshRotated': {
         const g = s.refresh.find((x) => x.grantId === e.data.grantId);
         const current = { hash: e.data.toHash, expiresAt: e.data.expiresAt, revoked: false };
-        if (!g) return { ...s, refresh: withGrant(s, { grantId: e.data.grantId, clientId: e.data.clientId, scope: e.data.scope, current, rotated: NO_ROTATED }) };
+        if (!g) return { ...s, refresh: withGrant(s, { grantId: e.data.grantId, clientId: e.data.clientId, scope: e.data.scope, current, rotated: NO_ROTATED, accessUntil: 0 }) };
         const replaced = g.current.hash === e.data.fromHash;
         const rotated = replaced ? withRotated(g.rotated, rotatedRecord(g.current.hash, g.current.expiresAt)) : g.rotated;
         return compact({ ...s, refresh: withGrant(s, { ...g, current, rotated }), rotatedCount: s.rotatedCount + (replaced ? 1 : 0) }, e.data.issuedAt);
@@ -508,7 +565,15 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return s.revokedGrants.includes(e.data.grantId) ? s : { ...s, revokedGrants: [...s.revokedGrants, e.data.grantId] };
       case 'SessionRevoked':
         return { ...s, revoked: true };
-      case 'AccessTokenIssued':
+      case 'AccessTokenIssued': {
+        const { grantId, grantType, expiresAt } = e.data;
+        if (!grantId) return s;
+        if (grantType === 'refresh_token') {
+          const g = s.refresh.find((x) => x.grantId === grantId);
+          return g ? { ...s, refresh: withGrant(s, { ...g, accessUntil: Math.max(g.accessUntil, expiresAt) }) } : s;
+        }
+        return compactCodes({ ...s, redeemedCodes: withTokensUntil(s.redeemedCodes, grantId, expiresAt) }, e.data.issuedAt);
+      }
       case 'RefreshReplayed':
       case 'CodeRefused':
       case 'RefreshRefused':
@@ -517,10 +582,11 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return assertNever(e);
     }
   },
-  // Sessions that refresh for months fold tens of thousands of events. Version 2: the state as
-  // above (rotated tokens packed); raise it with any change to evolve, compact or the state's shape.
+  // Sessions that refresh for months fold tens of thousands of events. Version 3: the state as
+  // above (rotated tokens packed, codes compacted); raise it with any change to evolve, compact
+  // or the state's shape.
   snapshot: {
-    version: 2,
+    version: 3,
     encode: (s) => ({
       ...s,
       redeemedCodes: chainToArray(s.redeemedCodes),
