@@ -45,8 +45,8 @@ const rotate = (from: string, to: string, over: Partial<Extract<SessionCommand, 
 });
 
 const types = (events: SessionEvent[]) => events.map((e) => e.type);
-/** The refresh tokens a state keeps, by hash (the short hashes here are kept whole, padded with dots). */
-const kept = (s: SessionState) => refreshTokensOf(s).map((t) => ({ ...t, hash: t.key.replace(/\.+$/, '') }));
+/** The refresh tokens a state keeps, by hash (the short hashes here are kept whole, led by dots). */
+const kept = (s: SessionState) => refreshTokensOf(s).map((t) => ({ ...t, hash: t.key.replace(/^\.+/, '') }));
 const errorCode = (fn: () => unknown) => {
   try {
     fn();
@@ -163,6 +163,27 @@ describe('session decider', () => {
     expect(errorCode(() => revoked.when(rotate('r500', 'x')))).toBe('refresh_invalid');
     expect(types(revoked.when(rotate('r499', 'x')))).toEqual(['RefreshReplayed', 'SessionRevoked']);
     expect(kept(revoked.state).filter((t) => t.status === 'revoked').map((t) => t.hash)).toEqual(['r500']);
+  });
+
+  it('knows a rotated token by its digest, not by the time stamp its hash leads with', () => {
+    // Hashes as the server writes them: `<stamp>.sha256:<digest>`; here two grants' tokens
+    // minted in the same millisecond, and a made-up token of that millisecond.
+    const stamp = (0x18c0ffee123).toString(16).padStart(12, '0');
+    const hash = (value: string) => `${stamp}.sha256:${createHash('sha256').update(value).digest('base64url')}`;
+    const [a1, a2, b1, b2] = ['a1', 'a2', 'b1', 'b2'].map(hash);
+    let events = given(given(redeemed).after({ kind: 'IssueCode', code: { ...code, grantId: 'g2', codeHash: 'c2', clientId: 'spa' } })).after(
+      redeem({ codeHash: 'c2', clientId: 'spa', refresh: { hash: b1, expiresAt: 2000 } }),
+    );
+    events = given(given(events).after(rotate('r1', a1))).after(rotate(a1, a2));
+    events = given(events).after(rotate(b1, b2, { clientId: 'spa' }));
+    const s = given(events);
+    expect(errorCode(() => s.when(rotate(hash('forged'), 'x', { clientId: 'spa' })))).toBe('refresh_invalid');
+    expect(s.when({ kind: 'RevokeRefreshToken', refreshHash: hash('forged'), clientId: 'spa', now: 200 })).toEqual([]);
+    expect(s.when(rotate(b1, 'x', { clientId: 'spa' }))).toEqual([
+      { type: 'RefreshReplayed', data: expect.objectContaining({ grantId: 'g2', clientId: 'spa' }) },
+      { type: 'SessionRevoked', data: expect.anything() },
+    ]);
+    expect(s.when(rotate(a1, 'x'))[0]).toMatchObject({ type: 'RefreshReplayed', data: { grantId: 'g' } });
   });
 
   it("keeps each grant's rotated tokens apart, and a rotated token costs the session a record of 24 characters", () => {

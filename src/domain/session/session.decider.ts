@@ -87,8 +87,9 @@ interface RefreshState {
 
 /**
  * The tokens a grant's rotations replaced, oldest first, each a record of 24 characters: the
- * first 16 characters of its hash (96 bits of a SHA-256 in base64url, padded with dots when
- * shorter) and its expiry in 8 hex digits. Records fill chunks of 16: the full ones newest
+ * last 16 characters of its hash (a hash ends with its SHA-256 in base64url: 94 bits of it,
+ * where the hash's start is a time stamp anyone holding the token can read; shorter ones are
+ * padded with dots) and its expiry in 8 hex digits. Records fill chunks of 16: the full ones newest
  * first, each one string, then the open one, which appends leave in parts (and each part holds
  * on to the hash it came from) until it is full. A rotated token costs the session about 28
  * bytes once its chunk is full, where an object per token cost about 220; a session that
@@ -105,7 +106,7 @@ const CHUNK_LENGTH = 16 * RECORD_LENGTH;
 const NO_ROTATED: Rotated = { full: null, open: '' };
 
 function rotatedKey(hash: string): string {
-  return hash.slice(0, KEY_LENGTH).padEnd(KEY_LENGTH, '.');
+  return hash.slice(-KEY_LENGTH).padStart(KEY_LENGTH, '.');
 }
 
 function rotatedRecord(hash: string, expiresAt: number): string {
@@ -264,7 +265,7 @@ function findRefresh(s: SessionState, hash: string): RefreshState | undefined {
 
 /**
  * What the session knows of its refresh tokens (the tests read it): each one's key (its
- * hash; for a rotated one, the hash's first 16 characters), status and expiry.
+ * hash; for a rotated one, the hash's last 16 characters), status and expiry.
  */
 export function refreshTokensOf(s: SessionState): Array<{ key: string; status: RefreshState['status']; expiresAt: number }> {
   return s.refresh.flatMap((g) => [
@@ -273,10 +274,14 @@ export function refreshTokensOf(s: SessionState): Array<{ key: string; status: R
   ]);
 }
 
-/** The session with `grant` in place of the entry of the same grant (or after the others). */
-function withGrant(s: SessionState, grant: GrantRefresh): readonly GrantRefresh[] {
-  const at = s.refresh.findIndex((g) => g.grantId === grant.grantId);
-  return at === -1 ? [...s.refresh, grant] : s.refresh.map((g, i) => (i === at ? grant : g));
+/** The grants' refresh tokens with entry `at` replaced by `grant` (or `grant` added after the others, at -1). */
+function withGrant(refresh: readonly GrantRefresh[], at: number, grant: GrantRefresh): readonly GrantRefresh[] {
+  return at === -1 ? [...refresh, grant] : refresh.map((g, i) => (i === at ? grant : g));
+}
+
+/** Whether a list compacted to `compacted` entries and grown to `count` since is due again: from COMPACT_AFTER entries, once it has doubled. */
+function compactionDue(count: number, compacted: number): boolean {
+  return count >= COMPACT_AFTER && count >= 2 * compacted;
 }
 
 /** How long after a sign-in again another one from the same browser counts as sent alongside it. */
@@ -310,14 +315,14 @@ const COMPACT_AFTER = 64;
  * tokens still unexpired, however many rotations it has had.
  */
 function compact(s: SessionState, now: number): SessionState {
-  if (s.rotatedCount < COMPACT_AFTER || s.rotatedCount < 2 * s.rotatedCompacted) return s;
+  if (!compactionDue(s.rotatedCount, s.rotatedCompacted)) return s;
   const live = (expiresAt: number) => now - COMPACTION_MARGIN_SECONDS < expiresAt;
   const refresh: GrantRefresh[] = [];
   let kept = 0;
   for (const g of s.refresh) {
     let records = '';
     for (const r of rotatedEntries(g.rotated)) if (live(r.expiresAt)) records += r.record;
-    if (!records && !live(g.current.expiresAt)) continue;
+    if (!records && !live(Math.max(g.current.expiresAt, g.accessUntil))) continue;
     kept += records.length / RECORD_LENGTH;
     refresh.push({ ...g, rotated: packRotated(records) });
   }
@@ -349,7 +354,7 @@ function withTokensUntil(chain: Chain<CodeState> | null, grantId: string, until:
  * codes of its live grants, not one per renewal (about 900 bytes each).
  */
 function compactCodes(s: SessionState, now: number): SessionState {
-  if (s.redeemedCount < COMPACT_AFTER || s.redeemedCount < 2 * s.redeemedCompacted) return s;
+  if (!compactionDue(s.redeemedCount, s.redeemedCompacted)) return s;
   const alive = (until: number) => now - COMPACTION_MARGIN_SECONDS < until;
   const refreshOf = new Map(s.refresh.map((g) => [g.grantId, g]));
   const kept: CodeState[] = [];
@@ -359,7 +364,7 @@ function compactCodes(s: SessionState, now: number): SessionState {
     if (alive(Math.max(c.tokensUntil ?? c.expiresAt, g?.current.expiresAt ?? 0, g?.accessUntil ?? 0))) kept.push(c);
   }
   const codes = s.codes.filter((c) => alive(c.expiresAt));
-  const referred = new Set([...kept, ...codes, ...s.refresh].map((x) => x.grantId));
+  const referred = new Set([...kept, ...s.refresh].map((x) => x.grantId));
   return {
     ...s,
     codes,
@@ -543,22 +548,25 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       }
       case 'RefreshTokenIssued': {
         const { grantId, clientId, scope, refreshHash, expiresAt } = e.data;
-        return { ...s, refresh: withGrant(s, { grantId, clientId, scope, current: { hash: refreshHash, expiresAt, revoked: false }, rotated: NO_ROTATED, accessUntil: 0 }) };
+        const at = s.refresh.findIndex((g) => g.grantId === grantId);
+        return { ...s, refresh: withGrant(s.refresh, at, { grantId, clientId, scope, current: { hash: refreshHash, expiresAt, revoked: false }, rotated: NO_ROTATED, accessUntil: 0 }) };
       }
       case 'RefreshRotated': {
-        const g = s.refresh.find((x) => x.grantId === e.data.grantId);
+        // decide rotates only the token a grant has in use.
+        const at = s.refresh.findIndex((x) => x.grantId === e.data.grantId);
+        const g = s.refresh[at];
+        if (!g || g.current.hash !== e.data.fromHash) return s;
+        const rotated = withRotated(g.rotated, rotatedRecord(g.current.hash, g.current.expiresAt));
         const current = { hash: e.data.toHash, expiresAt: e.data.expiresAt, revoked: false };
-        if (!g) return { ...s, refresh: withGrant(s, { grantId: e.data.grantId, clientId: e.data.clientId, scope: e.data.scope, current, rotated: NO_ROTATED, accessUntil: 0 }) };
-        const replaced = g.current.hash === e.data.fromHash;
-        const rotated = replaced ? withRotated(g.rotated, rotatedRecord(g.current.hash, g.current.expiresAt)) : g.rotated;
-        return compact({ ...s, refresh: withGrant(s, { ...g, current, rotated }), rotatedCount: s.rotatedCount + (replaced ? 1 : 0) }, e.data.issuedAt);
+        return compact({ ...s, refresh: withGrant(s.refresh, at, { ...g, current, rotated }), rotatedCount: s.rotatedCount + 1 }, e.data.issuedAt);
       }
       case 'TokenRevoked': {
         const hash = e.data.refreshHash;
         if (!hash) return s;
-        const g = s.refresh.find((x) => x.current.hash === hash);
-        if (g) return { ...s, refresh: withGrant(s, { ...g, current: { ...g.current, revoked: true } }) };
-        return findRefresh(s, hash) && !s.revokedRotated.includes(hash) ? { ...s, revokedRotated: [...s.revokedRotated, hash] } : s;
+        const at = s.refresh.findIndex((x) => x.current.hash === hash);
+        if (at !== -1) return { ...s, refresh: withGrant(s.refresh, at, { ...s.refresh[at], current: { ...s.refresh[at].current, revoked: true } }) };
+        const rotated = s.refresh.some((g) => findRotated(g.rotated, hash) !== undefined);
+        return rotated && !s.revokedRotated.includes(hash) ? { ...s, revokedRotated: [...s.revokedRotated, hash] } : s;
       }
       case 'CodeReplayed':
       case 'GrantRevoked':
@@ -569,8 +577,8 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         const { grantId, grantType, expiresAt } = e.data;
         if (!grantId) return s;
         if (grantType === 'refresh_token') {
-          const g = s.refresh.find((x) => x.grantId === grantId);
-          return g ? { ...s, refresh: withGrant(s, { ...g, accessUntil: Math.max(g.accessUntil, expiresAt) }) } : s;
+          const at = s.refresh.findIndex((x) => x.grantId === grantId);
+          return at === -1 ? s : { ...s, refresh: withGrant(s.refresh, at, { ...s.refresh[at], accessUntil: Math.max(s.refresh[at].accessUntil, expiresAt) }) };
         }
         return compactCodes({ ...s, redeemedCodes: withTokensUntil(s.redeemedCodes, grantId, expiresAt) }, e.data.issuedAt);
       }
@@ -582,11 +590,11 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return assertNever(e);
     }
   },
-  // Sessions that refresh for months fold tens of thousands of events. Version 3: the state as
+  // Sessions that refresh for months fold tens of thousands of events. Version 4: the state as
   // above (rotated tokens packed, codes compacted); raise it with any change to evolve, compact
   // or the state's shape.
   snapshot: {
-    version: 3,
+    version: 4,
     encode: (s) => ({
       ...s,
       redeemedCodes: chainToArray(s.redeemedCodes),
