@@ -88,8 +88,8 @@ interface RefreshState {
 /**
  * The tokens a grant's rotations replaced, oldest first, each a record of 24 characters: the
  * last 16 characters of its hash (a hash ends with its SHA-256 in base64url: 94 bits of it,
- * where the hash's start is a time stamp anyone holding the token can read; shorter ones are
- * padded with dots) and its expiry in 8 hex digits. Records fill chunks of 16: the full ones newest
+ * where the hash's start is a time stamp anyone holding the token can read; a shorter hash is
+ * led by dots) and its expiry in 8 hex digits. Records fill chunks of 16: the full ones newest
  * first, each one string, then the open one, which appends leave in parts (and each part holds
  * on to the hash it came from) until it is full. A rotated token costs the session about 28
  * bytes once its chunk is full, where an object per token cost about 220; a session that
