@@ -41,6 +41,7 @@ export class ConsentController {
   @Post('consent')
   async submit(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const params = formParams(req);
+    const origin = originOf(req);
     const { tenant, client, request, session } = await this.pending(tenantId, params.interaction, req.headers.cookie);
     if (params.decision !== 'allow' && params.decision !== 'deny') throw this.flow.toClient(request, new InvalidRequest('decision must be allow or deny'), true);
     const allowed = params.decision === 'allow';
@@ -49,10 +50,10 @@ export class ConsentController {
       tenantId,
       actor: `user:${session.userId}`,
       now: this.clock.now(),
-      ...originOf(req),
+      ...origin,
     });
     if (!allowed) throw this.flow.toClient(request, new AccessDenied('the user denied the request'), true);
-    sendFlowResult(reply, await this.flow.resume(tenant, client, { ...request, consented: true }, session, originOf(req)));
+    sendFlowResult(reply, await this.flow.resume(tenant, client, { ...request, consented: true }, session, origin));
   }
 
   /** The pending request; only for the signed-in browser that started it. */

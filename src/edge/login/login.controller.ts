@@ -60,6 +60,7 @@ export class LoginController {
   @Post('login')
   async submit(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const tenant = await this.directory.requireTenant(tenantId);
+    const origin = originOf(req);
     const params = formParams(req);
     const request = this.pending(tenantId, params.interaction, req.headers.cookie);
     const username = params.username ?? '';
@@ -90,7 +91,7 @@ export class LoginController {
       sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 401, 'Wrong username or password.'));
       // Recorded once answered, whoever tried: how long the answer took then says nothing about
       // whether the username exists (a made-up one is not always recorded).
-      this.recordFailure(tenantId, request.clientId, user?.userId, username, originOf(req)).catch((e: unknown) => this.logger.error(`a failed sign-in was not recorded: ${String(e)}`));
+      this.recordFailure(tenantId, request.clientId, user?.userId, username, origin).catch((e: unknown) => this.logger.error(`a failed sign-in was not recorded: ${String(e)}`));
       return;
     }
     const now = this.clock.seconds();
@@ -101,7 +102,7 @@ export class LoginController {
     // cookie that opens it, or one a sign-in sent alongside just replaced), which its cookie no
     // longer reaches and whose tokens would otherwise live on unseen.
     if (held && !same && (held.current || replacedJustNow(held.state, held.cookieHash, now))) {
-      await this.sessions.run(tenantId, held.state.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in' }, actor, { origin: originOf(req) });
+      await this.sessions.run(tenantId, held.state.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in' }, actor, { origin });
     }
     // Signing in again keeps the session under a new cookie: a copy of an old one does not gain the new sign-in.
     const sessionId = same ? held.state.sessionId : await this.newSession(tenantId, request, user.userId);
@@ -109,11 +110,11 @@ export class LoginController {
     const command: SessionCommand = same
       ? { kind: 'Reauthenticate', userId: user.userId, presentedCookieHash: held.cookieHash, cookieHash: cookie.hash, now }
       : { kind: 'StartSession', tenantId, sessionId, userId: user.userId, cookieHash: cookie.hash, now };
-    await this.sessions.run(tenantId, sessionId, command, actor, { origin: originOf(req) });
+    await this.sessions.run(tenantId, sessionId, command, actor, { origin });
     const cookies = [this.browser.cookie(tenantId, SESSION_COOKIE, cookie.value)];
     const client = await this.directory.client(tenantId, request.clientId);
     if (!client) throw new UserFacingError(new InvalidRequest('the client no longer exists'));
-    const result: FlowResult = await this.flow.resume(tenant, client, { ...request, authenticated: true }, await this.sessions.load(tenantId, sessionId), originOf(req));
+    const result: FlowResult = await this.flow.resume(tenant, client, { ...request, authenticated: true }, await this.sessions.load(tenantId, sessionId), origin);
     sendFlowResult(reply, { ...result, cookies: [...cookies, this.devices.issue(tenantId, username), ...(result.cookies ?? [])] });
   }
 
