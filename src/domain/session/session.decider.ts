@@ -206,8 +206,12 @@ export interface SessionState {
   /** Redeemed codes kept, and how many their last compaction kept. */
   redeemedCount: number;
   redeemedCompacted: number;
-  /** The refresh tokens of each grant that earned one, in the order the grants did. Compacted as rotations add up (see compact). */
-  refresh: readonly GrantRefresh[];
+  /**
+   * The refresh tokens of each grant that earned one, the grant changed last first (a change
+   * moves its grant to the front, so the grants in use stay near it). Compacted as rotations
+   * add up (see compact).
+   */
+  refresh: Chain<GrantRefresh> | null;
   /** Rotated tokens kept, and how many its last compaction kept. */
   rotatedCount: number;
   rotatedCompacted: number;
@@ -230,7 +234,7 @@ const initialState: SessionState = {
   redeemedCodes: null,
   redeemedCount: 0,
   redeemedCompacted: 0,
-  refresh: [],
+  refresh: null,
   rotatedCount: 0,
   rotatedCompacted: 0,
   revokedRotated: [],
@@ -253,12 +257,11 @@ export function findCode(s: SessionState, codeHash: string): CodeState | undefin
 
 /** A refresh token of the session as it is now: active, rotated or revoked. */
 function findRefresh(s: SessionState, hash: string): RefreshState | undefined {
-  for (const g of s.refresh) {
-    if (g.current.hash === hash) return { grantId: g.grantId, clientId: g.clientId, scope: g.scope, expiresAt: g.current.expiresAt, status: g.current.revoked ? 'revoked' : 'active' };
-  }
-  for (const g of s.refresh) {
-    const expiresAt = findRotated(g.rotated, hash);
-    if (expiresAt !== undefined) return { grantId: g.grantId, clientId: g.clientId, scope: g.scope, expiresAt, status: s.revokedRotated.includes(hash) ? 'revoked' : 'rotated' };
+  const g = findIn(s.refresh, (x) => x.current.hash === hash);
+  if (g) return { grantId: g.grantId, clientId: g.clientId, scope: g.scope, expiresAt: g.current.expiresAt, status: g.current.revoked ? 'revoked' : 'active' };
+  for (let link = s.refresh; link; link = link.next) {
+    const expiresAt = findRotated(link.item.rotated, hash);
+    if (expiresAt !== undefined) return { grantId: link.item.grantId, clientId: link.item.clientId, scope: link.item.scope, expiresAt, status: s.revokedRotated.includes(hash) ? 'revoked' : 'rotated' };
   }
   return undefined;
 }
@@ -268,15 +271,27 @@ function findRefresh(s: SessionState, hash: string): RefreshState | undefined {
  * hash; for a rotated one, the hash's last 16 characters), status and expiry.
  */
 export function refreshTokensOf(s: SessionState): Array<{ key: string; status: RefreshState['status']; expiresAt: number }> {
-  return s.refresh.flatMap((g) => [
+  return chainToArray(s.refresh).flatMap((g) => [
     ...[...rotatedEntries(g.rotated)].map(({ key, expiresAt }) => ({ key, status: s.revokedRotated.some((h) => rotatedKey(h) === key) ? ('revoked' as const) : ('rotated' as const), expiresAt })),
     { key: g.current.hash, status: g.current.revoked ? ('revoked' as const) : ('active' as const), expiresAt: g.current.expiresAt },
   ]);
 }
 
-/** The grants' refresh tokens with entry `at` replaced by `grant` (or `grant` added after the others, at -1). */
-function withGrant(refresh: readonly GrantRefresh[], at: number, grant: GrantRefresh): readonly GrantRefresh[] {
-  return at === -1 ? [...refresh, grant] : refresh.map((g, i) => (i === at ? grant : g));
+/**
+ * The first item of `chain` that matches, and the chain without it (the links before it
+ * copied): constant time when it is near the front, where a change put it.
+ */
+function takeFrom<T>(chain: Chain<T> | null, match: (item: T) => boolean): { item: T; rest: Chain<T> | null } | undefined {
+  const before: T[] = [];
+  for (let link = chain; link; link = link.next) {
+    if (match(link.item)) {
+      let rest = link.next;
+      for (let i = before.length - 1; i >= 0; i--) rest = { item: before[i], next: rest };
+      return { item: link.item, rest };
+    }
+    before.push(link.item);
+  }
+  return undefined;
 }
 
 /** Whether a list compacted to `compacted` entries and grown to `count` since is due again: from COMPACT_AFTER entries, once it has doubled. */
@@ -319,7 +334,7 @@ function compact(s: SessionState, now: number): SessionState {
   const live = (expiresAt: number) => now - COMPACTION_MARGIN_SECONDS < expiresAt;
   const refresh: GrantRefresh[] = [];
   let kept = 0;
-  for (const g of s.refresh) {
+  for (const g of chainToArray(s.refresh)) {
     let records = '';
     for (const r of rotatedEntries(g.rotated)) if (live(r.expiresAt)) records += r.record;
     if (!records && !live(Math.max(g.current.expiresAt, g.accessUntil))) continue;
@@ -327,21 +342,13 @@ function compact(s: SessionState, now: number): SessionState {
     refresh.push({ ...g, rotated: packRotated(records) });
   }
   const known = (hash: string) => refresh.some((g) => findRotated(g.rotated, hash) !== undefined);
-  return { ...s, refresh, rotatedCount: kept, rotatedCompacted: kept, revokedRotated: s.revokedRotated.filter(known) };
+  return { ...s, refresh: arrayToChain(refresh), rotatedCount: kept, rotatedCompacted: kept, revokedRotated: s.revokedRotated.filter(known) };
 }
 
-/** The redeemed codes with `until` as the expiry of the tokens grant `grantId`'s code issued (its code is newest, as a rule). */
+/** The redeemed codes with `until` as the expiry of the tokens grant `grantId`'s code issued (that code was redeemed last, in the same decision). */
 function withTokensUntil(chain: Chain<CodeState> | null, grantId: string, until: number): Chain<CodeState> | null {
-  const before: CodeState[] = [];
-  for (let link = chain; link; link = link.next) {
-    if (link.item.grantId === grantId) {
-      let rebuilt: Chain<CodeState> = { item: { ...link.item, tokensUntil: Math.max(link.item.tokensUntil ?? 0, until) }, next: link.next };
-      for (let i = before.length - 1; i >= 0; i--) rebuilt = { item: before[i], next: rebuilt };
-      return rebuilt;
-    }
-    before.push(link.item);
-  }
-  return chain;
+  const found = takeFrom(chain, (c) => c.grantId === grantId);
+  return found ? { item: { ...found.item, tokensUntil: Math.max(found.item.tokensUntil ?? 0, until) }, next: found.rest } : chain;
 }
 
 /**
@@ -356,7 +363,8 @@ function withTokensUntil(chain: Chain<CodeState> | null, grantId: string, until:
 function compactCodes(s: SessionState, now: number): SessionState {
   if (!compactionDue(s.redeemedCount, s.redeemedCompacted)) return s;
   const alive = (until: number) => now - COMPACTION_MARGIN_SECONDS < until;
-  const refreshOf = new Map(s.refresh.map((g) => [g.grantId, g]));
+  const grants = chainToArray(s.refresh);
+  const refreshOf = new Map(grants.map((g) => [g.grantId, g]));
   const kept: CodeState[] = [];
   for (let link = s.redeemedCodes; link; link = link.next) {
     const c = link.item;
@@ -364,7 +372,7 @@ function compactCodes(s: SessionState, now: number): SessionState {
     if (alive(Math.max(c.tokensUntil ?? c.expiresAt, g?.current.expiresAt ?? 0, g?.accessUntil ?? 0))) kept.push(c);
   }
   const codes = s.codes.filter((c) => alive(c.expiresAt));
-  const referred = new Set([...kept, ...s.refresh].map((x) => x.grantId));
+  const referred = new Set([...kept, ...grants].map((x) => x.grantId));
   return {
     ...s,
     codes,
@@ -547,25 +555,25 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return { ...s, codes: s.codes.filter((c) => c !== code), redeemedCodes: { item: { ...code, redeemed: true }, next: s.redeemedCodes }, redeemedCount: s.redeemedCount + 1 };
       }
       case 'RefreshTokenIssued': {
+        // A grant earns one refresh token, at its code's redemption.
         const { grantId, clientId, scope, refreshHash, expiresAt } = e.data;
-        const at = s.refresh.findIndex((g) => g.grantId === grantId);
-        return { ...s, refresh: withGrant(s.refresh, at, { grantId, clientId, scope, current: { hash: refreshHash, expiresAt, revoked: false }, rotated: NO_ROTATED, accessUntil: 0 }) };
+        return { ...s, refresh: { item: { grantId, clientId, scope, current: { hash: refreshHash, expiresAt, revoked: false }, rotated: NO_ROTATED, accessUntil: 0 }, next: s.refresh } };
       }
       case 'RefreshRotated': {
         // decide rotates only the token a grant has in use.
-        const at = s.refresh.findIndex((x) => x.grantId === e.data.grantId);
-        const g = s.refresh[at];
-        if (!g || g.current.hash !== e.data.fromHash) return s;
+        const found = takeFrom(s.refresh, (x) => x.grantId === e.data.grantId);
+        if (!found || found.item.current.hash !== e.data.fromHash) return s;
+        const g = found.item;
         const rotated = withRotated(g.rotated, rotatedRecord(g.current.hash, g.current.expiresAt));
         const current = { hash: e.data.toHash, expiresAt: e.data.expiresAt, revoked: false };
-        return compact({ ...s, refresh: withGrant(s.refresh, at, { ...g, current, rotated }), rotatedCount: s.rotatedCount + 1 }, e.data.issuedAt);
+        return compact({ ...s, refresh: { item: { ...g, current, rotated }, next: found.rest }, rotatedCount: s.rotatedCount + 1 }, e.data.issuedAt);
       }
       case 'TokenRevoked': {
         const hash = e.data.refreshHash;
         if (!hash) return s;
-        const at = s.refresh.findIndex((x) => x.current.hash === hash);
-        if (at !== -1) return { ...s, refresh: withGrant(s.refresh, at, { ...s.refresh[at], current: { ...s.refresh[at].current, revoked: true } }) };
-        const rotated = s.refresh.some((g) => findRotated(g.rotated, hash) !== undefined);
+        const found = takeFrom(s.refresh, (x) => x.current.hash === hash);
+        if (found) return { ...s, refresh: { item: { ...found.item, current: { ...found.item.current, revoked: true } }, next: found.rest } };
+        const rotated = findIn(s.refresh, (g) => findRotated(g.rotated, hash) !== undefined);
         return rotated && !s.revokedRotated.includes(hash) ? { ...s, revokedRotated: [...s.revokedRotated, hash] } : s;
       }
       case 'CodeReplayed':
@@ -577,8 +585,8 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         const { grantId, grantType, expiresAt } = e.data;
         if (!grantId) return s;
         if (grantType === 'refresh_token') {
-          const at = s.refresh.findIndex((x) => x.grantId === grantId);
-          return at === -1 ? s : { ...s, refresh: withGrant(s.refresh, at, { ...s.refresh[at], accessUntil: Math.max(s.refresh[at].accessUntil, expiresAt) }) };
+          const found = takeFrom(s.refresh, (x) => x.grantId === grantId);
+          return found ? { ...s, refresh: { item: { ...found.item, accessUntil: Math.max(found.item.accessUntil, expiresAt) }, next: found.rest } } : s;
         }
         return compactCodes({ ...s, redeemedCodes: withTokensUntil(s.redeemedCodes, grantId, expiresAt) }, e.data.issuedAt);
       }
@@ -590,19 +598,19 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return assertNever(e);
     }
   },
-  // Sessions that refresh for months fold tens of thousands of events. Version 4: the state as
+  // Sessions that refresh for months fold tens of thousands of events. Version 5: the state as
   // above (rotated tokens packed, codes compacted); raise it with any change to evolve, compact
   // or the state's shape.
   snapshot: {
-    version: 4,
+    version: 5,
     encode: (s) => ({
       ...s,
       redeemedCodes: chainToArray(s.redeemedCodes),
-      refresh: s.refresh.map((g) => ({ ...g, rotated: rotatedRecords(g.rotated) })),
+      refresh: chainToArray(s.refresh).map((g) => ({ ...g, rotated: rotatedRecords(g.rotated) })),
     }),
     decode: (saved) => {
       const s = saved as Omit<SessionState, 'redeemedCodes' | 'refresh'> & { redeemedCodes: CodeState[]; refresh: Array<Omit<GrantRefresh, 'rotated'> & { rotated: string }> };
-      return { ...s, redeemedCodes: arrayToChain(s.redeemedCodes), refresh: s.refresh.map((g) => ({ ...g, rotated: packRotated(g.rotated) })) };
+      return { ...s, redeemedCodes: arrayToChain(s.redeemedCodes), refresh: arrayToChain(s.refresh.map((g) => ({ ...g, rotated: packRotated(g.rotated) }))) };
     },
   },
 };
