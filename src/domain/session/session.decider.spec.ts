@@ -296,6 +296,21 @@ describe('session decider', () => {
     expect((s.when({ kind: 'EndSession', reason: 'logout' })[0].data as { grants: unknown[] }).grants.length).toBeLessThan(70);
   });
 
+  it('drops the refresh tokens of grants that never rotate once they have expired', () => {
+    // A code every 300 s, each earning a refresh token of 600 s that is never used.
+    const at = (i: number) => 100 + 300 * i;
+    let events = started;
+    for (let i = 1; i <= 300; i++) {
+      const c = { ...code, grantId: `g${i}`, codeHash: `c${i}`, expiresAt: at(i) + 60 };
+      const redemption = redeem({ codeHash: `c${i}`, now: at(i), access: { ...access(`at${i}`), issuedAt: at(i), expiresAt: at(i) + 300 }, refresh: { hash: `t${i}`, expiresAt: at(i) + 600 } });
+      events = given(given(events).after({ kind: 'IssueCode', code: c })).after(redemption);
+    }
+    const s = given(events);
+    expect(kept(s.state).length).toBeLessThan(70);
+    expect(types(s.when(rotate('t300', 'x', { now: at(300) + 10 })))).toEqual(['RefreshRotated', 'AccessTokenIssued']);
+    expect(errorCode(() => s.when(rotate('t1', 'x', { now: at(300) + 10 })))).toBe('refresh_invalid');
+  });
+
   it("keeps a code while its grant's refresh token lives, however old the code", () => {
     let events = redeemed;
     // r1 lives until 1000; rotations every 10 s keep the grant alive far beyond the code's own access token.

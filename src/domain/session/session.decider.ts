@@ -330,7 +330,11 @@ const COMPACT_AFTER = 64;
  * tokens still unexpired, however many rotations it has had.
  */
 function compact(s: SessionState, now: number): SessionState {
-  if (!compactionDue(s.rotatedCount, s.rotatedCompacted)) return s;
+  return compactionDue(s.rotatedCount, s.rotatedCompacted) ? pruneRefresh(s, now) : s;
+}
+
+/** What compact drops, dropped now. */
+function pruneRefresh(s: SessionState, now: number): SessionState {
   const live = (expiresAt: number) => now - COMPACTION_MARGIN_SECONDS < expiresAt;
   const refresh: GrantRefresh[] = [];
   let kept = 0;
@@ -356,12 +360,15 @@ function withTokensUntil(chain: Chain<CodeState> | null, grantId: string, until:
  * issued (its access tokens, the refresh token in use) expired more than
  * COMPACTION_MARGIN_SECONDS before `now` (a replay could revoke nothing: it is refused as an
  * unknown code, and no longer recorded), and a code never redeemed once it expired; with them,
- * the revoked grants nothing refers to. Run when the redeemed codes kept have doubled since
- * the last compaction: a browser that renews silently every few minutes for months keeps the
- * codes of its live grants, not one per renewal (about 900 bytes each).
+ * the revoked grants nothing refers to, and what compact drops. Run when the redeemed codes
+ * kept have doubled since the last compaction: a browser that renews silently every few
+ * minutes for months keeps the codes of its live grants, not one per renewal (about 900 bytes
+ * each).
  */
-function compactCodes(s: SessionState, now: number): SessionState {
-  if (!compactionDue(s.redeemedCount, s.redeemedCompacted)) return s;
+function compactCodes(before: SessionState, now: number): SessionState {
+  if (!compactionDue(before.redeemedCount, before.redeemedCompacted)) return before;
+  // The grants' refresh tokens first: a grant that never rotates is dropped only here.
+  const s = pruneRefresh(before, now);
   const alive = (until: number) => now - COMPACTION_MARGIN_SECONDS < until;
   const grants = chainToArray(s.refresh);
   const refreshOf = new Map(grants.map((g) => [g.grantId, g]));
@@ -598,11 +605,11 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return assertNever(e);
     }
   },
-  // Sessions that refresh for months fold tens of thousands of events. Version 5: the state as
+  // Sessions that refresh for months fold tens of thousands of events. Version 6: the state as
   // above (rotated tokens packed, codes compacted); raise it with any change to evolve, compact
   // or the state's shape.
   snapshot: {
-    version: 5,
+    version: 6,
     encode: (s) => ({
       ...s,
       redeemedCodes: chainToArray(s.redeemedCodes),
