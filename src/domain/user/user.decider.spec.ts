@@ -1,0 +1,23 @@
+import { fold } from '../shared/decider.js';
+import { userDecider } from './user.decider.js';
+import type { UserEvent } from './user.events.js';
+
+const created: UserEvent = {
+  type: 'UserCreated',
+  data: { tenantId: 't', userId: 'u', username: 'alice', passwordHash: 'scrypt$...', claims: { email: 'alice@example.com' }, createdAt: '2026-01-01T00:00:00.000Z' },
+};
+const failed: UserEvent = { type: 'LoginFailed', data: { tenantId: 't', clientId: 'web', reason: 'bad_password', userId: 'u' } };
+const consent = (clientId: string, scope: string[]): UserEvent => ({ type: 'ConsentGranted', data: { tenantId: 't', userId: 'u', clientId, scope } });
+
+describe('user decider', () => {
+  it('saves its state as plain JSON and folds on from a saved state as from the events', () => {
+    const events: UserEvent[] = [created, ...Array.from({ length: 50 }, () => failed), consent('third', ['openid']), failed, consent('other', ['openid', 'email'])];
+    const codec = userDecider.snapshot!;
+    for (const n of [1, 30, 52, events.length]) {
+      const restored = codec.decode(JSON.parse(JSON.stringify(codec.encode(fold(userDecider, events.slice(0, n))))));
+      expect(restored).toEqual(fold(userDecider, events.slice(0, n)));
+      expect(events.slice(n).reduce(userDecider.evolve, restored)).toEqual(fold(userDecider, events));
+    }
+    expect(userDecider.decide({ kind: 'GrantConsent', clientId: 'third', scope: ['openid'] }, fold(userDecider, events))).toEqual([]);
+  });
+});
