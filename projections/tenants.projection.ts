@@ -1,4 +1,4 @@
-import { DEFAULT_SESSION_MAX_AGE } from '../src/domain/tenant/tenant.events.js';
+import { DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_AGE } from '../src/domain/tenant/tenant.events.js';
 import type { Projection } from './projection.js';
 
 export interface TenantView {
@@ -10,17 +10,19 @@ export interface TenantView {
   refreshWithoutOfflineAccess: boolean;
   /** Seconds a browser sign-in counts for (see TenantSettings). */
   sessionMaxAge: number;
+  /** Seconds a browser session may go unused (see TenantSettings). */
+  sessionIdleTimeout: number;
   createdAt: string;
 }
 
 export const tenantsProjection: Projection<TenantView> = {
   view: 'tenants',
-  version: 2,
+  version: 3,
   eventTypes: ['TenantCreated'],
   indexes: [],
   documentId: (e) => e.data.tenantId,
   apply(_doc, e) {
-    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge } = e.data;
+    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge, sessionIdleTimeout } = e.data;
     return {
       tenantId,
       securityProfile,
@@ -29,6 +31,7 @@ export const tenantsProjection: Projection<TenantView> = {
       signingAlg,
       refreshWithoutOfflineAccess,
       sessionMaxAge: sessionMaxAge ?? DEFAULT_SESSION_MAX_AGE,
+      sessionIdleTimeout: sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
       createdAt: e.metadata.occurredAt,
     };
   },

@@ -11,8 +11,9 @@ import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/
 
 let server: TestServer;
 let rp: RelyingParty;
-/** The usual bootstrap plus a tenant whose sign-ins count for two seconds. */
+/** The usual bootstrap plus a tenant whose sign-ins count for two seconds, and one whose sessions idle out after two. */
 const SESSION_MAX_AGE = 2;
+const SESSION_IDLE_TIMEOUT = 2;
 const BOOTSTRAP = `${BOOTSTRAP_YAML}
   - id: brief
     session_max_age: ${SESSION_MAX_AGE}
@@ -26,8 +27,21 @@ const BOOTSTRAP = `${BOOTSTRAP_YAML}
     users:
       - username: alice
         password: "${ALICE_PASSWORD}"
+  - id: idle
+    session_idle_timeout: ${SESSION_IDLE_TIMEOUT}
+    clients:
+      - client_id: web
+        client_secret: "${WEB_SECRET}"
+        redirect_uris: ["${REDIRECT}"]
+        grant_types: [authorization_code]
+        scope: "openid"
+        first_party: true
+    users:
+      - username: alice
+        password: "${ALICE_PASSWORD}"
 `;
 const contract = endToEnd((s) => ({ server, rp } = s), BOOTSTRAP);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The events of `stream` the requests `ids` caused, in their order, once all are there (a failed sign-in is recorded once answered). */
 async function recorded(stream: string, ids: string[]) {
@@ -545,7 +559,7 @@ describe('re-authentication', () => {
     const tokens = await brief.redeem('web', first);
     expect(brief.codeParams(await brief.signIn(browser, { extra: { prompt: 'none' } })).get('code')).toBeTruthy();
     // Times are whole seconds: past SESSION_MAX_AGE + 1 s, the sign-in is older than the limit.
-    await new Promise((r) => setTimeout(r, (SESSION_MAX_AGE + 1) * 1000 + 100));
+    await sleep((SESSION_MAX_AGE + 1) * 1000 + 100);
     const none = await brief.signIn(browser, { extra: { prompt: 'none' } });
     expect(none.callback?.searchParams.get('error')).toBe('login_required');
     const again = await brief.signIn(browser);
@@ -553,6 +567,21 @@ describe('re-authentication', () => {
     const renewed = await brief.redeem('web', again);
     expect(decodeJwt(renewed.id_token!).payload.sid).toBe(decodeJwt(tokens.id_token!).payload.sid);
     expect((await brief.refresh('web', tokens.refresh_token!)).access_token).toBeTruthy();
+  });
+
+  it("asks for the password again once a session has gone unused for the tenant's session_idle_timeout; each code issued is a use", async () => {
+    const idle = await RelyingParty.discover(server, contract, 'idle');
+    const browser = idle.browser();
+    const silent = () => idle.signIn(browser, { scope: 'openid', extra: { prompt: 'none' } });
+    expect((await idle.signIn(browser, { scope: 'openid' })).loginShown).toBe(true);
+    // Used every 1.6 s, the session lives on past SESSION_IDLE_TIMEOUT + 1 s after the sign-in.
+    for (let i = 0; i < 2; i++) {
+      await sleep(1600);
+      expect(idle.codeParams(await silent()).get('code')).toBeTruthy();
+    }
+    await sleep((SESSION_IDLE_TIMEOUT + 1) * 1000 + 100);
+    expect((await silent()).callback?.searchParams.get('error')).toBe('login_required');
+    expect((await idle.signIn(browser, { scope: 'openid' })).loginShown).toBe(true);
   });
 });
 

@@ -142,9 +142,12 @@ export class AuthorizeFlow {
     // Times are in seconds: a sign-in in the same second as the request is only fresh if it happened in this interaction.
     const freshLogin = session !== undefined && request.authenticated === true && session.authTime >= request.startedAt;
     // OpenID Connect Core §3.1.2.1: max_age=0 is equivalent to prompt=login. The tenant's
-    // session_max_age is a max_age on every request: past it, a sign-in no longer counts.
+    // session_max_age is a max_age on every request: past it, a sign-in no longer counts; nor
+    // does it once the session has not been used for session_idle_timeout.
     const age = session === undefined ? 0 : now - session.authTime;
-    const reauthenticate = request.prompt.includes('login') || request.maxAge === 0 || (request.maxAge !== undefined && age > request.maxAge) || age > tenant.sessionMaxAge;
+    const idle = session === undefined ? 0 : now - session.activeAt;
+    const reauthenticate =
+      request.prompt.includes('login') || request.maxAge === 0 || (request.maxAge !== undefined && age > request.maxAge) || age > tenant.sessionMaxAge || idle > tenant.sessionIdleTimeout;
     // Only the user an id_token_hint names may answer: another user's session counts as none,
     // and another user who has just signed in is refused (OpenID Connect Core §3.1.2.1).
     const otherUser = session !== undefined && request.hintSubject !== undefined && session.userId !== request.hintSubject;
@@ -176,6 +179,7 @@ export class AuthorizeFlow {
           codeChallengeMethod: request.codeChallengeMethod,
           scope: request.scope,
           ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
+          issuedAt: now,
           expiresAt: now + CODE_TTL_SECONDS,
         },
       },

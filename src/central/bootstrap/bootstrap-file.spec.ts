@@ -13,7 +13,7 @@ function file(name: string, text: string): string {
 describe('bootstrap file', () => {
   it('reads YAML and JSON with defaults', () => {
     const yaml = readBootstrapFile(file('a.yaml', 'tenants:\n  - id: acme\n    clients:\n      - client_id: spa\n        redirect_uris: ["http://127.0.0.1/cb"]\n'));
-    expect(yaml[0]).toMatchObject({ id: 'acme', settings: { securityProfile: 'baseline', accessTokenTtl: 300, signingAlg: 'ES256', sessionMaxAge: 7 * 24 * 3600 } });
+    expect(yaml[0]).toMatchObject({ id: 'acme', settings: { securityProfile: 'baseline', accessTokenTtl: 300, signingAlg: 'ES256', sessionMaxAge: 7 * 24 * 3600, sessionIdleTimeout: 3 * 24 * 3600 } });
     expect(readBootstrapFile(file('b.yaml', 'tenants: [{ id: acme, session_max_age: 36000 }]'))[0].settings.sessionMaxAge).toBe(36000);
     expect(yaml[0].clients[0]).toMatchObject({ clientId: 'spa', tokenEndpointAuthMethod: 'none', grantTypes: ['authorization_code'], scope: ['openid'] });
     expect(yaml[0].clients[0].idTokenSignedResponseAlg).toBeUndefined();
@@ -24,6 +24,7 @@ describe('bootstrap file', () => {
   it.each([
     ['tenants: [{ id: acme, access_token_ttl: -1 }]', 'tenants[0].access_token_ttl: must be a positive whole number of seconds'],
     ['tenants: [{ id: acme, session_max_age: 0 }]', 'tenants[0].session_max_age: must be a positive whole number of seconds'],
+    ['tenants: [{ id: acme, session_idle_timeout: 1.5 }]', 'tenants[0].session_idle_timeout: must be a positive whole number of seconds'],
     ['tenants: [{ id: acme, clients: [{ client_id: w, redirect_uris: [1] }] }]', 'tenants[0].clients[0].redirect_uris[0]: must be a non-empty string'],
     ['tenants: [{ id: acme, clients: [{ client_id: w, client_secret: short }] }]', 'tenants[0].clients[0].client_secret: must be at least 32 characters'],
     ['tenants: [{ id: acme, colour: red }]', 'tenants[0].colour: unknown field'],

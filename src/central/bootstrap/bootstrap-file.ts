@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { MIN_CLIENT_SECRET_LENGTH } from '../commands/create-client.command.js';
 import { parse as parseYaml } from 'yaml';
 import type { GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
-import { DEFAULT_SESSION_MAX_AGE, SIGNING_ALGS, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
+import { DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_AGE, SIGNING_ALGS, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
 import type { UserClaims } from '../../domain/user/user.events.js';
 
 export interface BootstrapClient {
@@ -47,6 +47,7 @@ export const DEFAULT_TENANT_SETTINGS: TenantSettings = {
   signingAlg: 'ES256',
   refreshWithoutOfflineAccess: false,
   sessionMaxAge: DEFAULT_SESSION_MAX_AGE,
+  sessionIdleTimeout: DEFAULT_SESSION_IDLE_TIMEOUT,
 };
 
 type Node = Record<string, unknown>;
@@ -126,7 +127,7 @@ class Reader {
 
   tenant(v: unknown, path: string): BootstrapTenant {
     const n = this.object(v, path);
-    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'clients', 'users']);
+    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'clients', 'users']);
     const d = DEFAULT_TENANT_SETTINGS;
     return {
       id: this.string(n.id, `${path}.id`),
@@ -137,6 +138,7 @@ class Reader {
         signingAlg: this.oneOf(n.signing_alg, `${path}.signing_alg`, SIGNING_ALGS, d.signingAlg),
         refreshWithoutOfflineAccess: this.bool(n.refresh_without_offline_access, `${path}.refresh_without_offline_access`, d.refreshWithoutOfflineAccess),
         sessionMaxAge: this.seconds(n.session_max_age, `${path}.session_max_age`, DEFAULT_SESSION_MAX_AGE),
+        sessionIdleTimeout: this.seconds(n.session_idle_timeout, `${path}.session_idle_timeout`, DEFAULT_SESSION_IDLE_TIMEOUT),
       },
       clients: this.array(n.clients ?? [], `${path}.clients`).map((c, i) => this.client(c, `${path}.clients[${i}]`)),
       users: this.array(n.users ?? [], `${path}.users`).map((u, i) => this.user(u, `${path}.users[${i}]`)),

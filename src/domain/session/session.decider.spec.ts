@@ -323,6 +323,16 @@ describe('session decider', () => {
     expect(types(given(events).when(redeem({ codeHash: 'c', now: 2500 })))).toEqual(['CodeReplayed', 'GrantRevoked']);
   });
 
+  it('counts the last sign-in, or the last code issued since, as the session\'s last use', () => {
+    expect(given(started).state.activeAt).toBe(90);
+    const issued = given(started).after({ kind: 'IssueCode', code: { ...code, issuedAt: 130 } });
+    expect(given(issued).state.activeAt).toBe(130);
+    // A code recorded before codes said when they were issued does not count.
+    expect(given(given(started).after({ kind: 'IssueCode', code })).state.activeAt).toBe(90);
+    const again = given(issued).after({ kind: 'Reauthenticate', userId: 'u', presentedCookieHash: 'h', cookieHash: 'h2', now: 150 });
+    expect(given(again).state).toMatchObject({ authTime: 150, activeAt: 150 });
+  });
+
   it('ends a session once', () => {
     const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout' });
     expect(types(ended.slice(-1))).toEqual(['SessionRevoked']);

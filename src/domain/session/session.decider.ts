@@ -198,6 +198,8 @@ export interface SessionState {
   replacedCookieHashes: readonly string[];
   cookieReplacedAt: number;
   authTime: number;
+  /** The last sign-in, or the last code issued to the browser since: the session's last use. */
+  activeAt: number;
   revoked: boolean;
   /** Codes not redeemed yet, oldest first. */
   codes: readonly CodeState[];
@@ -229,6 +231,7 @@ const initialState: SessionState = {
   replacedCookieHashes: [],
   cookieReplacedAt: 0,
   authTime: 0,
+  activeAt: 0,
   revoked: false,
   codes: [],
   redeemedCodes: null,
@@ -546,15 +549,17 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
   evolve(s, e) {
     switch (e.type) {
       case 'SessionStarted':
-        return { ...s, started: true, tenantId: e.data.tenantId, sessionId: e.data.sessionId, userId: e.data.userId, cookieHashes: [e.data.cookieHash], authTime: e.data.authTime };
-      case 'UserAuthenticated':
+        return { ...s, started: true, tenantId: e.data.tenantId, sessionId: e.data.sessionId, userId: e.data.userId, cookieHashes: [e.data.cookieHash], authTime: e.data.authTime, activeAt: e.data.authTime };
+      case 'UserAuthenticated': {
+        const signedIn = { authTime: e.data.authTime, activeAt: Math.max(s.activeAt, e.data.authTime) };
         // Events recorded before cookies were replaced carry none.
-        if (!e.data.cookieHash) return { ...s, authTime: e.data.authTime };
-        if (e.data.cookieAdded) return { ...s, authTime: e.data.authTime, cookieHashes: [...s.cookieHashes, e.data.cookieHash] };
-        return { ...s, authTime: e.data.authTime, cookieHashes: [e.data.cookieHash], replacedCookieHashes: s.cookieHashes, cookieReplacedAt: e.data.authTime };
+        if (!e.data.cookieHash) return { ...s, ...signedIn };
+        if (e.data.cookieAdded) return { ...s, ...signedIn, cookieHashes: [...s.cookieHashes, e.data.cookieHash] };
+        return { ...s, ...signedIn, cookieHashes: [e.data.cookieHash], replacedCookieHashes: s.cookieHashes, cookieReplacedAt: e.data.authTime };
+      }
       case 'CodeIssued': {
         const { tenantId: _t, sessionId: _s, ...code } = e.data;
-        return { ...s, codes: [...s.codes, { ...code, redeemed: false }] };
+        return { ...s, codes: [...s.codes, { ...code, redeemed: false }], activeAt: Math.max(s.activeAt, code.issuedAt ?? 0) };
       }
       case 'CodeRedeemed': {
         const code = s.codes.find((c) => c.codeHash === e.data.codeHash);
@@ -605,11 +610,11 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return assertNever(e);
     }
   },
-  // Sessions that refresh for months fold tens of thousands of events. Version 6: the state as
+  // Sessions that refresh for months fold tens of thousands of events. Version 7: the state as
   // above (rotated tokens packed, codes compacted); raise it with any change to evolve, compact
   // or the state's shape.
   snapshot: {
-    version: 6,
+    version: 7,
     encode: (s) => ({
       ...s,
       redeemedCodes: chainToArray(s.redeemedCodes),

@@ -37,6 +37,8 @@ export type CodeIssued = DomainEvent<
     scope: string[];
     nonce?: string;
     authTime: number;
+    /** When the code was issued (absent from codes issued before it was recorded). */
+    issuedAt?: number;
     expiresAt: number;
   }
 >;

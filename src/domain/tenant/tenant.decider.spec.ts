@@ -1,7 +1,7 @@
 import { DomainError } from '../shared/domain-error.js';
 import { tenantsProjection } from '../../../projections/tenants.projection.js';
 import { tenantDecider } from './tenant.decider.js';
-import { DEFAULT_SESSION_MAX_AGE } from './tenant.events.js';
+import { DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_AGE } from './tenant.events.js';
 
 const settings = { securityProfile: 'baseline' as const, accessTokenTtl: 300, refreshTokenTtl: 86400, signingAlg: 'ES256' as const, refreshWithoutOfflineAccess: false };
 
@@ -17,13 +17,15 @@ describe('tenant decider', () => {
     expect(() => tenantDecider.decide({ kind: 'CreateTenant', tenantId: id, settings }, tenantDecider.initialState)).toThrow(DomainError);
   });
 
-  it.each([0, -5, 1.5])('rejects session_max_age %p', (sessionMaxAge) => {
-    expect(() => tenantDecider.decide({ kind: 'CreateTenant', tenantId: 'acme', settings: { ...settings, sessionMaxAge } }, tenantDecider.initialState)).toThrow('session_max_age must be a positive integer');
+  it.each([0, -5, 1.5])('rejects session_max_age and session_idle_timeout %p', (value) => {
+    const create = (over: object) => () => tenantDecider.decide({ kind: 'CreateTenant', tenantId: 'acme', settings: { ...settings, ...over } }, tenantDecider.initialState);
+    expect(create({ sessionMaxAge: value })).toThrow('session_max_age must be a positive integer');
+    expect(create({ sessionIdleTimeout: value })).toThrow('session_idle_timeout must be a positive integer');
   });
 
-  it('reads a tenant created before session_max_age existed with the default', () => {
+  it('reads a tenant created before session_max_age and session_idle_timeout existed with the defaults', () => {
     const created = { id: 'e', type: 'TenantCreated', streamId: 'tenant-acme', revision: 0, position: 1, data: { tenantId: 'acme', ...settings } };
     const doc = tenantsProjection.apply(null, { ...created, metadata: { actor: 'system', correlationId: 'c', occurredAt: '2026-01-01T00:00:00Z' } }, 'acme');
-    expect(doc).toMatchObject({ sessionMaxAge: DEFAULT_SESSION_MAX_AGE });
+    expect(doc).toMatchObject({ sessionMaxAge: DEFAULT_SESSION_MAX_AGE, sessionIdleTimeout: DEFAULT_SESSION_IDLE_TIMEOUT });
   });
 });

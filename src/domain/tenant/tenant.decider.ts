@@ -28,6 +28,7 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
         if (!Number.isInteger(s.accessTokenTtl) || s.accessTokenTtl < 1) throw new DomainError('invalid_value', 'access_token_ttl must be a positive integer');
         if (!Number.isInteger(s.refreshTokenTtl) || s.refreshTokenTtl < 1) throw new DomainError('invalid_value', 'refresh_token_ttl must be a positive integer');
         if (s.sessionMaxAge !== undefined && (!Number.isInteger(s.sessionMaxAge) || s.sessionMaxAge < 1)) throw new DomainError('invalid_value', 'session_max_age must be a positive integer');
+        if (s.sessionIdleTimeout !== undefined && (!Number.isInteger(s.sessionIdleTimeout) || s.sessionIdleTimeout < 1)) throw new DomainError('invalid_value', 'session_idle_timeout must be a positive integer');
         if (state.exists) return [];
         return [{ type: 'TenantCreated', data: { tenantId: command.tenantId, ...s } }];
       }

@@ -19,10 +19,18 @@ export interface TenantSettings {
    * own lifetimes. Absent from tenants created before it existed: DEFAULT_SESSION_MAX_AGE.
    */
   sessionMaxAge?: number;
+  /**
+   * Seconds a browser session may go unused (no sign-in, no code issued) before its sign-in no
+   * longer counts, as with sessionMaxAge. Absent from tenants created before it existed:
+   * DEFAULT_SESSION_IDLE_TIMEOUT.
+   */
+  sessionIdleTimeout?: number;
 }
 
 /** Seven days. */
 export const DEFAULT_SESSION_MAX_AGE = 7 * 24 * 3600;
+/** Three days. */
+export const DEFAULT_SESSION_IDLE_TIMEOUT = 3 * 24 * 3600;
 
 export type TenantCreated = DomainEvent<'TenantCreated', { tenantId: string } & TenantSettings>;
 export type TenantEvent = TenantCreated;
