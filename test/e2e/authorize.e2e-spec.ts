@@ -36,6 +36,12 @@ const BOOTSTRAP = `${BOOTSTRAP_YAML}
         grant_types: [authorization_code]
         scope: "openid"
         first_party: true
+      - client_id: third
+        client_secret: "${WEB_SECRET}"
+        redirect_uris: ["${REDIRECT}"]
+        grant_types: [authorization_code]
+        scope: "openid"
+        token_endpoint_auth_method: client_secret_post
     users:
       - username: alice
         password: "${ALICE_PASSWORD}"
@@ -581,6 +587,12 @@ describe('re-authentication', () => {
     }
     await sleep((SESSION_IDLE_TIMEOUT + 1) * 1000 + 100);
     expect((await silent()).callback?.searchParams.get('error')).toBe('login_required');
+    // Nor does the consent page take the idle session: a consent posted with the interaction of
+    // a request that was sent to sign in is refused.
+    const toThird = await browser.follow((await idle.request({ clientId: 'third', scope: 'openid' })).url, server.baseUrl);
+    const { fields } = Browser.form(await toThird.text());
+    expect(fields.interaction).toBeTruthy();
+    expect((await browser.post(`${server.issuer('idle')}/consent`, { interaction: fields.interaction, decision: 'allow' })).status).toBe(400);
     expect((await idle.signIn(browser, { scope: 'openid' })).loginShown).toBe(true);
   });
 });

@@ -132,7 +132,7 @@ export class AuthorizeFlow {
       // Each request has a cookie of its own, so sign-ins started in two tabs both stay valid.
       interactionId: randomToken(6),
     };
-    return this.resume(tenant, client, request, await this.browser.current(tenantId, cookieHeader), origin);
+    return this.resume(tenant, client, request, await this.browser.current(tenant, cookieHeader), origin);
   }
 
   /** Continues a request with the browser's session, after login or consent or straight away; `origin` is the HTTP request's. */
@@ -141,13 +141,9 @@ export class AuthorizeFlow {
     const tenantPath = `${this.directory.issuer(tenant.tenantId)}`;
     // Times are in seconds: a sign-in in the same second as the request is only fresh if it happened in this interaction.
     const freshLogin = session !== undefined && request.authenticated === true && session.authTime >= request.startedAt;
-    // OpenID Connect Core §3.1.2.1: max_age=0 is equivalent to prompt=login. The tenant's
-    // session_max_age is a max_age on every request: past it, a sign-in no longer counts; nor
-    // does it once the session has not been used for session_idle_timeout.
-    const age = session === undefined ? 0 : now - session.authTime;
-    const idle = session === undefined ? 0 : now - session.activeAt;
-    const reauthenticate =
-      request.prompt.includes('login') || request.maxAge === 0 || (request.maxAge !== undefined && age > request.maxAge) || age > tenant.sessionMaxAge || idle > tenant.sessionIdleTimeout;
+    // OpenID Connect Core §3.1.2.1: max_age=0 is equivalent to prompt=login. (The tenant's own
+    // limits leave no session here: see BrowserSessions.current.)
+    const reauthenticate = request.prompt.includes('login') || request.maxAge === 0 || (session !== undefined && request.maxAge !== undefined && now - session.authTime > request.maxAge);
     // Only the user an id_token_hint names may answer: another user's session counts as none,
     // and another user who has just signed in is refused (OpenID Connect Core §3.1.2.1).
     const otherUser = session !== undefined && request.hintSubject !== undefined && session.userId !== request.hintSubject;

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { TenantView } from '../../../projections/tenants.projection.js';
 import type { SessionState } from '../../domain/session/session.decider.js';
 import { CONFIG, type Config } from '../../config.js';
+import { Clock } from '../../infrastructure/nest/clock.js';
 import { constantTimeEqual } from '../../infrastructure/crypto/hashing.js';
 import { parseCookies, serializeCookie } from '../../shared/cookies.js';
 import { artefactHash, SessionCommands, sessionOf } from './session-commands.js';
@@ -19,15 +21,23 @@ export class BrowserSessions {
 
   constructor(
     @Inject(SessionCommands) private readonly sessions: SessionCommands,
+    @Inject(Clock) private readonly clock: Clock,
     @Inject(CONFIG) config: Config,
   ) {
     this.secure = config.publicUrl.startsWith('https:');
   }
 
-  /** The live session the request's cookie names, if any. */
-  async current(tenantId: string, cookieHeader: string | undefined): Promise<SessionState | undefined> {
-    const held = await this.held(tenantId, cookieHeader);
-    return held?.current ? held.state : undefined;
+  /**
+   * The live session the request's cookie names, if its sign-in still counts: within the
+   * tenant's session_max_age of it, and used (signed in to, or given a code) within its
+   * session_idle_timeout. Past either, the browser must sign in again (held still finds the
+   * session, so that the sign-in continues it).
+   */
+  async current(tenant: TenantView, cookieHeader: string | undefined): Promise<SessionState | undefined> {
+    const held = await this.held(tenant.tenantId, cookieHeader);
+    if (!held?.current) return undefined;
+    const now = this.clock.seconds();
+    return now - held.state.authTime > tenant.sessionMaxAge || now - held.state.activeAt > tenant.sessionIdleTimeout ? undefined : held.state;
   }
 
   /**

@@ -60,7 +60,7 @@ export class ConsentController {
   private async pending(tenantId: string, sealed: string | undefined, cookieHeader: string | undefined) {
     const tenant = await this.directory.requireTenant(tenantId);
     const request = this.interactions.open(tenantId, sealed, cookieHeader);
-    const session = await this.browser.current(tenantId, cookieHeader);
+    const session = await this.browser.current(tenant, cookieHeader);
     const client = request && (await this.directory.client(tenantId, request.clientId));
     if (!request || !session || !client) {
       throw new UserFacingError(new InvalidRequest('this consent link has expired or belongs to another browser; start again from the application'));
