@@ -14,11 +14,8 @@ export interface Config {
   logFormat: 'text' | 'json';
   /** Base64 of 32 bytes; when absent, a key is generated once and kept in DATA_DIR/key-encryption.key. */
   keyEncryptionKey?: string;
-  /**
-   * Whose `X-Forwarded-For` gives the client's address: nobody's (false), the proxies at these
-   * addresses or networks, or the last n hops.
-   */
-  trustProxy: false | number | string[];
+  /** Whose `X-Forwarded-For` gives the client's address: nobody's (false), or the proxies at these addresses or networks. */
+  trustProxy: false | string[];
 }
 
 export const CONFIG = Symbol('CONFIG');
@@ -58,17 +55,17 @@ function proxyEntry(entry: string): boolean {
 
 /**
  * `TRUST_PROXY`: unset, the client's address is the connection's, and `X-Forwarded-For` is
- * ignored (anyone can write it); a hop count; or the proxies' addresses. Not `true`: trusting
- * every address would let any client name its own.
+ * ignored (anyone can write it); or the proxies' addresses. Neither `true` nor a hop count:
+ * both trust a connection from anywhere, so a client that reaches the server directly could
+ * name its own address.
  */
 function trustProxy(raw: string | undefined): Config['trustProxy'] {
   if (!raw) return false;
-  if (/^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 16) return Number(raw);
   const entries = raw.split(',').map((e) => e.trim());
   const bad = entries.filter((e) => !proxyEntry(e));
   if (!bad.length) return entries;
   throw new Error(
-    `TRUST_PROXY must be a hop count (1 to 16) or a comma-separated list of the proxies' addresses, networks (address/prefix length) or loopback, linklocal, uniquelocal; "${bad[0]}" is none of these`,
+    `TRUST_PROXY must be a comma-separated list of the proxies' addresses, networks (address/prefix length) or loopback, linklocal, uniquelocal; "${bad[0]}" is none of these`,
   );
 }
 

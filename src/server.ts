@@ -31,9 +31,8 @@ export async function startServer({
   trustProxy = false,
 }: Pick<Config, 'logLevel' | 'logFormat'> & Partial<Pick<Config, 'trustProxy'>> = { logLevel: 'info', logFormat: 'text' }): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
-    // The client's address that events record (see request-origin.ts); n hops: the address
-    // the n-th proxy from here was connected from.
-    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
+    // The client's address that events record (see request-origin.ts).
+    trustProxy,
     bodyLimit: 64 * 1024,
     connectionTimeout: IDLE_TIMEOUT_MS,
     frameworkErrors: frameworkError,

@@ -11,7 +11,9 @@ export const USER_AGENT_LIMIT = 512;
  * that is no address is left out) and its `User-Agent`.
  */
 export function originOf(req: FastifyRequest): RequestOrigin {
-  const ip = req.ip;
+  // An IPv6 zone (`fe80::1%eth0`) names an interface of the host that saw the address, and a
+  // forwarded one could be of any length: the address alone is kept.
+  const ip = req.ip?.split('%')[0];
   const agent = req.headers['user-agent'];
   return {
     correlationId: req.id,

@@ -447,6 +447,8 @@ describe('client_credentials', () => {
       userAgent: 'x'.repeat(512),
     });
     expect(await issue({ 'x-forwarded-for': '2001:db8::1' })).toMatchObject({ sourceIp: '2001:db8::1' });
+    // An IPv6 zone names an interface, and could be of any length: the address alone is kept.
+    expect(await issue({ 'x-forwarded-for': `fe80::1%${'z'.repeat(5000)}` })).toMatchObject({ sourceIp: 'fe80::1' });
     // Something that is no address is not recorded as one.
     expect(await issue({ 'x-forwarded-for': '<script>' })).not.toHaveProperty('sourceIp');
     expect(await issue({})).toMatchObject({ sourceIp: '127.0.0.1' });
