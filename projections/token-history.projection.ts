@@ -70,7 +70,7 @@ function otherClients(e: ProjectedEvent): string[] {
 
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 6,
+  version: 7,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [{ fields: ['tenantId', 'sessionId'] }, { fields: ['tenantId', 'sub'] }, { fields: ['tenantId', 'clientId'] }],
   documentId(e) {
@@ -94,9 +94,15 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
     };
     const key = historyKey(d.tenantId, e.position);
     if (id !== key) {
+      const clientId = id.slice(key.length + 1);
+      // A logout's entry in the histories of the clients it concerns says nothing of where the
+      // user (or another client) was.
+      if (e.type === 'SessionRevoked') {
+        const { sourceIp: _ip, userAgent: _agent, ...anonymous } = meta;
+        return { ...anonymous, clientId, data: d };
+      }
       // The presenter of another client's code or token is told only that it was refused, and whose it was.
-      const data = e.type === 'SessionRevoked' ? d : { clientId: d.clientId, presentedBy: d.presentedBy, reason: d.reason };
-      return { ...meta, clientId: id.slice(key.length + 1), data };
+      return { ...meta, clientId, data: { clientId: d.clientId, presentedBy: d.presentedBy, reason: d.reason } };
     }
     const sub = d.sub ?? d.userId;
     return {

@@ -111,6 +111,9 @@ describe('token lifecycle through openid-client', () => {
     const ofSession = byClient.filter((h) => h.data.sessionId === idClaims.sid);
     expect(ofSession.map((h) => h.type)).toEqual(history.map((h) => h.type).filter((t) => t !== 'SessionStarted' && t !== 'UserAuthenticated'));
     expect(ofSession.at(-1)!.data.grants).toEqual([{ grantId: expect.any(String), clientId: 'web' }]);
+    // The client's copy of the logout says nothing of where the user was.
+    expect(ofSession.at(-1)).not.toHaveProperty('sourceIp');
+    expect(ofSession.at(-1)).not.toHaveProperty('userAgent');
     // Each token issued is on record with how it was obtained and the key that signed it, the
     // ID token that came with it included: after a key's compromise, what it signed is known.
     const kid = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString()).kid as string;
