@@ -40,10 +40,11 @@ export async function startServer({
     // Every request gets an id of its own (never taken from the request): the events it causes
     // carry it as their correlation id, and the answer names it in `X-Request-Id`.
     genReqId: () => uuidV7(),
-    // HEAD only where a controller declares it (metadata, JWKS): Fastify would answer HEAD with
-    // the GET handler, side effects included, and a GET of /authorize issues a code, one of
-    // /logout ends a session (HEAD is safe, RFC 9110 §9.3.2). Elsewhere HEAD is answered 405
-    // with the methods the path takes.
+    // HEAD only where a controller declares it (metadata, JWKS, whose GET changes nothing a
+    // client sees: at most it makes a tenant's missing keys, as any first use does): Fastify
+    // would answer HEAD with the GET handler, side effects included, and a GET of /authorize
+    // issues a code, one of /logout ends a session (HEAD is safe, RFC 9110 §9.3.2). Elsewhere
+    // HEAD is answered 405 with the methods the path takes.
     exposeHeadRoutes: false,
     // While the server drains after SIGTERM, a request that still arrives on an open connection
     // is served (with `Connection: close`), not refused with Fastify's own 503 body, which is

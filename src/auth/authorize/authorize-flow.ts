@@ -4,6 +4,7 @@ import type { ClientView } from '../../../projections/clients.projection.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
 import { redirectUriMatches } from '../../domain/client/redirect-uri.js';
 import type { SessionState } from '../../domain/session/session.decider.js';
+import { CODE_TTL_SECONDS } from '../../domain/session/session.events.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { hasConsent, userDecider } from '../../domain/user/user.decider.js';
 import { randomToken } from '../../infrastructure/crypto/hashing.js';
@@ -39,7 +40,6 @@ const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
 /** RFC 7636 §4.2: an S256 challenge is BASE64URL(SHA256(verifier)), 43 characters; any other could never match. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const PROMPTS = new Set(['none', 'login', 'consent']);
-const CODE_TTL_SECONDS = 60;
 /**
  * The longest free-form values accepted: the request travels sealed in the login and consent
  * links, which must stay well inside what a browser and this server take in a request line.

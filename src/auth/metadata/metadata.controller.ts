@@ -3,10 +3,6 @@ import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { Directory } from '../../shared/directory.js';
 import { SUPPORTED_SCOPES, STANDARD_CLAIMS } from '../scopes.js';
 
-/**
- * OpenID Connect Discovery and RFC 8414 metadata, announcing exactly what works. Served at
- * `{issuer}/.well-known/...` and, for RFC 8414 §3.1 path issuers, `/.well-known/oauth-authorization-server/{tenant}`.
- */
 const PATHS = [
   ':tenant/.well-known/openid-configuration',
   ':tenant/.well-known/oauth-authorization-server',
@@ -14,6 +10,10 @@ const PATHS = [
   '.well-known/openid-configuration/:tenant',
 ];
 
+/**
+ * OpenID Connect Discovery and RFC 8414 metadata, announcing exactly what works. Served at
+ * `{issuer}/.well-known/...` and, for RFC 8414 §3.1 path issuers, `/.well-known/oauth-authorization-server/{tenant}`.
+ */
 @Controller()
 export class MetadataController {
   constructor(@Inject(Directory) private readonly directory: Directory) {}

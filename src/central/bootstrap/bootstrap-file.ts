@@ -40,7 +40,7 @@ export class BootstrapFileError extends Error {
   }
 }
 
-export const DEFAULT_TENANT_SETTINGS: TenantSettings = {
+export const DEFAULT_TENANT_SETTINGS: Required<TenantSettings> = {
   securityProfile: 'baseline',
   accessTokenTtl: 300,
   refreshTokenTtl: 14 * 24 * 3600,
@@ -137,8 +137,8 @@ class Reader {
         refreshTokenTtl: this.seconds(n.refresh_token_ttl, `${path}.refresh_token_ttl`, d.refreshTokenTtl),
         signingAlg: this.oneOf(n.signing_alg, `${path}.signing_alg`, SIGNING_ALGS, d.signingAlg),
         refreshWithoutOfflineAccess: this.bool(n.refresh_without_offline_access, `${path}.refresh_without_offline_access`, d.refreshWithoutOfflineAccess),
-        sessionMaxAge: this.seconds(n.session_max_age, `${path}.session_max_age`, DEFAULT_SESSION_MAX_AGE),
-        sessionIdleTimeout: this.seconds(n.session_idle_timeout, `${path}.session_idle_timeout`, DEFAULT_SESSION_IDLE_TIMEOUT),
+        sessionMaxAge: this.seconds(n.session_max_age, `${path}.session_max_age`, d.sessionMaxAge),
+        sessionIdleTimeout: this.seconds(n.session_idle_timeout, `${path}.session_idle_timeout`, d.sessionIdleTimeout),
       },
       clients: this.array(n.clients ?? [], `${path}.clients`).map((c, i) => this.client(c, `${path}.clients[${i}]`)),
       users: this.array(n.users ?? [], `${path}.users`).map((u, i) => this.user(u, `${path}.users[${i}]`)),

@@ -327,8 +327,8 @@ describe('session decider', () => {
     expect(given(started).state.activeAt).toBe(90);
     const issued = given(started).after({ kind: 'IssueCode', code: { ...code, issuedAt: 130 } });
     expect(given(issued).state.activeAt).toBe(130);
-    // A code recorded before codes said when they were issued does not count.
-    expect(given(given(started).after({ kind: 'IssueCode', code })).state.activeAt).toBe(90);
+    // A code recorded before codes said when they were issued was issued CODE_TTL_SECONDS before it expires.
+    expect(given(given(started).after({ kind: 'IssueCode', code: { ...code, expiresAt: 200 } })).state.activeAt).toBe(140);
     const again = given(issued).after({ kind: 'Reauthenticate', userId: 'u', presentedCookieHash: 'h', cookieHash: 'h2', now: 150 });
     expect(given(again).state).toMatchObject({ authTime: 150, activeAt: 150 });
   });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { assertNever, type Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/domain-error.js';
-import { type AccessTokenIssued, type CodeIssued, type CodeRefused, grantTokenId, type SessionEndReason, type SessionEvent } from './session.events.js';
+import { type AccessTokenIssued, CODE_TTL_SECONDS, type CodeIssued, type CodeRefused, grantTokenId, type SessionEndReason, type SessionEvent } from './session.events.js';
 
 /** A new access token, described by the handler (ids, keys and times come in, never made here). */
 export interface AccessTokenSpec {
@@ -559,7 +559,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       }
       case 'CodeIssued': {
         const { tenantId: _t, sessionId: _s, ...code } = e.data;
-        return { ...s, codes: [...s.codes, { ...code, redeemed: false }], activeAt: Math.max(s.activeAt, code.issuedAt ?? 0) };
+        return { ...s, codes: [...s.codes, { ...code, redeemed: false }], activeAt: Math.max(s.activeAt, code.issuedAt ?? code.expiresAt - CODE_TTL_SECONDS) };
       }
       case 'CodeRedeemed': {
         const code = s.codes.find((c) => c.codeHash === e.data.codeHash);
@@ -610,11 +610,11 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return assertNever(e);
     }
   },
-  // Sessions that refresh for months fold tens of thousands of events. Version 7: the state as
+  // Sessions that refresh for months fold tens of thousands of events. Version 8: the state as
   // above (rotated tokens packed, codes compacted); raise it with any change to evolve, compact
   // or the state's shape.
   snapshot: {
-    version: 7,
+    version: 8,
     encode: (s) => ({
       ...s,
       redeemedCodes: chainToArray(s.redeemedCodes),

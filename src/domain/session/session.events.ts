@@ -16,6 +16,9 @@ export type UserAuthenticated = DomainEvent<
   'UserAuthenticated',
   { tenantId: string; sessionId: string; userId: string; method: 'pwd'; authTime: number; cookieHash?: string; cookieAdded?: true }
 >;
+/** How long an authorization code lives, in seconds (RFC 6749 §4.1.2: a short time). */
+export const CODE_TTL_SECONDS = 60;
+
 export type CodeIssued = DomainEvent<
   'CodeIssued',
   {
@@ -37,7 +40,7 @@ export type CodeIssued = DomainEvent<
     scope: string[];
     nonce?: string;
     authTime: number;
-    /** When the code was issued (absent from codes issued before it was recorded). */
+    /** When the code was issued (absent from codes issued before it was recorded: `expiresAt` less CODE_TTL_SECONDS). */
     issuedAt?: number;
     expiresAt: number;
   }
