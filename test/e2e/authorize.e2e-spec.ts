@@ -4,7 +4,7 @@ import { sessionEvents, tokenHistory } from '../support/audit.js';
 import { endToEnd } from '../support/suite.js';
 import { Browser } from '../support/browser.js';
 import { BOB_PASSWORD, decodeJwt, oauthError, RelyingParty, type SignedIn } from '../support/rp.js';
-import { ALICE_PASSWORD, BOOTSTRAP_YAML, REDIRECT, type TestServer, WEB_SECRET } from '../support/server.js';
+import { ALICE_PASSWORD, BOOTSTRAP_YAML, extraTenant, REDIRECT, type TestServer, WEB_SECRET } from '../support/server.js';
 import { sha256 } from '../../src/infrastructure/crypto/hashing.js';
 import { EVENT_STORE, type EventStore, StoreUnavailableError } from '../../src/infrastructure/event-store/event-store.port.js';
 import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
@@ -14,37 +14,17 @@ let rp: RelyingParty;
 /** The usual bootstrap plus a tenant whose sign-ins count for two seconds, and one whose sessions idle out after two. */
 const SESSION_MAX_AGE = 2;
 const SESSION_IDLE_TIMEOUT = 2;
-const BOOTSTRAP = `${BOOTSTRAP_YAML}
-  - id: brief
-    session_max_age: ${SESSION_MAX_AGE}
-    clients:
-      - client_id: web
-        client_secret: "${WEB_SECRET}"
-        redirect_uris: ["${REDIRECT}"]
-        grant_types: [authorization_code, refresh_token]
-        scope: "openid offline_access"
-        first_party: true
-    users:
-      - username: alice
-        password: "${ALICE_PASSWORD}"
-  - id: idle
-    session_idle_timeout: ${SESSION_IDLE_TIMEOUT}
-    clients:
-      - client_id: web
-        client_secret: "${WEB_SECRET}"
-        redirect_uris: ["${REDIRECT}"]
-        grant_types: [authorization_code]
-        scope: "openid"
-        first_party: true
+const BOOTSTRAP = `${BOOTSTRAP_YAML}${extraTenant('brief', { session_max_age: SESSION_MAX_AGE })}${extraTenant(
+  'idle',
+  { session_idle_timeout: SESSION_IDLE_TIMEOUT },
+  `
       - client_id: third
         client_secret: "${WEB_SECRET}"
         redirect_uris: ["${REDIRECT}"]
         grant_types: [authorization_code]
         scope: "openid"
-        token_endpoint_auth_method: client_secret_post
-    users:
-      - username: alice
-        password: "${ALICE_PASSWORD}"
+        token_endpoint_auth_method: client_secret_post`,
+)}
 `;
 const contract = endToEnd((s) => ({ server, rp } = s), BOOTSTRAP);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

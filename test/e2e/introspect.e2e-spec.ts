@@ -1,27 +1,19 @@
 import * as oauth from 'oauth4webapi';
 import { endToEnd } from '../support/suite.js';
 import { basic, decodeJwt, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
-import { ALICE_PASSWORD, BOOTSTRAP_YAML, REDIRECT, SERVICE_SECRET, type TestServer, WEB_SECRET } from '../support/server.js';
+import { BOOTSTRAP_YAML, extraTenant, SERVICE_SECRET, type TestServer, WEB_SECRET } from '../support/server.js';
 
 /** The usual bootstrap plus a tenant whose access tokens live two seconds. */
 const SHORT_TTL = 2;
-const BOOTSTRAP = `${BOOTSTRAP_YAML}
-  - id: brief
-    access_token_ttl: ${SHORT_TTL}
-    clients:
-      - client_id: web
-        client_secret: "${WEB_SECRET}"
-        redirect_uris: ["${REDIRECT}"]
-        grant_types: [authorization_code, refresh_token]
-        scope: "openid offline_access"
-        first_party: true
+const BOOTSTRAP = `${BOOTSTRAP_YAML}${extraTenant(
+  'brief',
+  { access_token_ttl: SHORT_TTL },
+  `
       - client_id: service
         client_secret: "${SERVICE_SECRET}"
         grant_types: [client_credentials]
-        scope: "orders:read"
-    users:
-      - username: alice
-        password: "${ALICE_PASSWORD}"
+        scope: "orders:read"`,
+)}
 `;
 
 let server: TestServer;

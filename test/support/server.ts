@@ -72,6 +72,26 @@ tenants:
         scope: "openid"
 `;
 
+/**
+ * One more tenant for BOOTSTRAP_YAML's list: its `settings` (e.g. `{ access_token_ttl: 2 }`),
+ * the first-party client `web` (code, refresh tokens, `openid offline_access`), the YAML of
+ * any other clients, and the user alice.
+ */
+export function extraTenant(id: string, settings: Record<string, number>, clients = ''): string {
+  return `
+  - id: ${id}
+${Object.entries(settings).map(([k, v]) => `    ${k}: ${v}\n`).join('')}    clients:
+      - client_id: web
+        client_secret: "${WEB_SECRET}"
+        redirect_uris: ["${REDIRECT}"]
+        grant_types: [authorization_code, refresh_token]
+        scope: "openid offline_access"
+        first_party: true${clients}
+    users:
+      - username: alice
+        password: "${ALICE_PASSWORD}"`;
+}
+
 export interface TestServer {
   app: NestFastifyApplication;
   baseUrl: string;
