@@ -1,6 +1,6 @@
 import { grantOfTokenId, grantTokenId } from '../src/domain/session/session.events.js';
 import type { ProjectedEvent } from './projection.js';
-import { accessTokenKey, tokensProjection } from './tokens.projection.js';
+import { accessTokenKey, refreshTokenKey, tokensProjection } from './tokens.projection.js';
 
 let position = 0;
 const event = (type: string, data: Record<string, unknown>): ProjectedEvent => ({
@@ -32,6 +32,25 @@ describe('tokens view: access tokens', () => {
     const revoked = event('TokenRevoked', { tenantId: 't', sessionId: 's1', grantId: 'g1', clientId: 'web', tokenType: 'access_token', jti, reason: 'revocation_request' });
     expect(tokensProjection.documentId(revoked)).toBe(accessTokenKey('t', jti));
     expect(tokensProjection.apply(null, revoked, accessTokenKey('t', jti))).toMatchObject({ jti, status: 'revoked' });
+  });
+});
+
+describe('tokens view: refresh tokens', () => {
+  const refresh = { tenantId: 't', clientId: 'web', sessionId: 's1', grantId: 'g1', userId: 'u', scope: ['openid'], issuedAt: 1, expiresAt: 2 };
+
+  it('creates the new token of a rotation and deletes the old one without reading it', () => {
+    const rotated = event('RefreshRotated', { ...refresh, fromHash: 'h1', toHash: 'h2' });
+    expect(tokensProjection.documentId(rotated)).toEqual([refreshTokenKey('t', 'h2'), refreshTokenKey('t', 'h1')]);
+    expect(tokensProjection.readsDocument!(rotated, refreshTokenKey('t', 'h1'))).toBe(false);
+    expect(tokensProjection.apply(null, rotated, refreshTokenKey('t', 'h1'))).toBeNull();
+    expect(tokensProjection.apply(null, rotated, refreshTokenKey('t', 'h2'))).toMatchObject({ kind: 'refresh_token', status: 'active' });
+  });
+
+  it('deletes a revoked refresh token without reading it', () => {
+    const revoked = event('TokenRevoked', { tenantId: 't', sessionId: 's1', grantId: 'g1', clientId: 'web', tokenType: 'refresh_token', refreshHash: 'h2', reason: 'revocation_request' });
+    expect(tokensProjection.documentId(revoked)).toBe(refreshTokenKey('t', 'h2'));
+    expect(tokensProjection.readsDocument!(revoked, refreshTokenKey('t', 'h2'))).toBe(false);
+    expect(tokensProjection.apply(null, revoked, refreshTokenKey('t', 'h2'))).toBeNull();
   });
 });
 

@@ -3,8 +3,11 @@ import type { Projection, ProjectedEvent } from './projection.js';
 
 /**
  * Tokens for introspection. Refresh tokens are keyed `<tenant>/rt/<reference>` (the reference
- * leads with the issue stamp, so new documents land at the end of the key index); a rotation
- * marks the old one and creates the new one. An access token is described by its verified
+ * leads with the issue stamp, so new documents land at the end of the key index). A refresh
+ * token's document lives while the token may be used: a rotation deletes the old one and
+ * creates the new one, a revocation deletes it (a token without a document is inactive, and
+ * the audit trail is the `token_history` view), so the view grows with grants, not with
+ * rotations. An access token is described by its verified
  * JWT and gets a document, keyed `<tenant>/at/<jti>`, only when it is revoked by itself; the
  * revocation of its whole session or grant is read from the `sessions` view (its `jti` names
  * its grant). Access tokens of sessions issued before their `jti` named the grant keep a
@@ -23,7 +26,7 @@ export interface TokenView {
   audience?: string[];
   issuedAt: number;
   expiresAt: number;
-  status: 'active' | 'rotated' | 'revoked';
+  status: 'active' | 'revoked';
 }
 
 export const accessTokenKey = (tenantId: string, jti: string) => `${tenantId}/at/${jti}`;
@@ -47,16 +50,16 @@ function documentId(e: ProjectedEvent): string | readonly string[] | undefined {
 
 export const tokensProjection: Projection<TokenView> = {
   view: 'tokens',
-  version: 5,
+  version: 6,
   eventTypes: ['AccessTokenIssued', 'RefreshTokenIssued', 'RefreshRotated', 'TokenRevoked'],
   // Read by id only (introspection, userinfo); a session's tokens are listed by the token_history view.
   indexes: [],
   documentId,
-  // Issuing creates a document; only a revocation and the rotated side of a rotation change one.
-  readsDocument: (e, id) => e.type === 'TokenRevoked' || (e.type === 'RefreshRotated' && id === refreshTokenKey(e.data.tenantId, e.data.fromHash)),
+  // Issuing creates a document and the end of a refresh token deletes one; only the revocation of an access token changes one.
+  readsDocument: (e) => e.type === 'TokenRevoked' && !!e.data.jti,
   apply(doc, e, id) {
     const d = e.data;
-    if (e.type === 'RefreshRotated' && id === refreshTokenKey(d.tenantId, d.fromHash)) return doc ? { ...doc, status: 'rotated' } : null;
+    if (e.type === 'RefreshRotated' && id === refreshTokenKey(d.tenantId, d.fromHash)) return null;
     switch (e.type) {
       case 'AccessTokenIssued':
         return {
@@ -88,8 +91,8 @@ export const tokensProjection: Projection<TokenView> = {
           status: 'active',
         };
       case 'TokenRevoked':
-        if (doc) return { ...doc, status: 'revoked' };
         if (!d.jti) return null;
+        if (doc) return { ...doc, status: 'revoked' };
         // An access token with no document until now: the event says whose it was; its scope and
         // times are in its AccessTokenIssued event (introspection of it answers only `active: false`).
         return {

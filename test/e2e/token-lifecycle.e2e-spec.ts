@@ -1,5 +1,5 @@
 import * as oidc from 'openid-client';
-import { tokenHistory } from '../support/audit.js';
+import { refreshTokenDocument, tokenHistory } from '../support/audit.js';
 import { Browser } from '../support/browser.js';
 import { ContractFetch } from '../support/contract-fetch.js';
 import { ALICE_PASSWORD, REDIRECT, SERVICE_SECRET, startTestServer, type TestServer, WEB_SECRET } from '../support/server.js';
@@ -148,6 +148,22 @@ describe('token lifecycle through openid-client', () => {
     expect((await oidc.tokenIntrospection(config, next.refresh_token!)).active).toBe(false);
     await expect(oidc.refreshTokenGrant(config, next.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(oidc.fetchUserInfo(config, next.access_token, oidc.skipSubjectCheck)).rejects.toThrow();
+  });
+
+  it('keeps a document in the tokens view only for a refresh token that may still be used, so the view grows with grants and not with rotations', async () => {
+    const config = await discover();
+    const { res, verifier, state, nonce } = await signIn(config, new Browser());
+    const chain = [(await oidc.authorizationCodeGrant(config, new URL(res.headers.get('location')!), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce })).refresh_token!];
+    for (let i = 0; i < 3; i++) chain.push((await oidc.refreshTokenGrant(config, chain.at(-1)!)).refresh_token!);
+    for (const rotated of chain.slice(0, -1)) expect(await refreshTokenDocument(server, rotated)).toBeNull();
+    expect(await refreshTokenDocument(server, chain.at(-1)!)).toMatchObject({ kind: 'refresh_token', clientId: 'web', status: 'active' });
+    expect((await oidc.tokenIntrospection(config, chain.at(-1)!)).active).toBe(true);
+    await oidc.tokenRevocation(config, chain.at(-1)!);
+    expect(await refreshTokenDocument(server, chain.at(-1)!)).toBeNull();
+    // Without documents, each token is inactive; the audit trail still lists every one.
+    for (const t of chain) expect(await oidc.tokenIntrospection(config, t)).toEqual({ active: false });
+    const history = await tokenHistory(server, { sessionId: chain[0].slice(0, 22) });
+    expect(history.filter((h) => h.type === 'RefreshRotated')).toHaveLength(3);
   });
 
   it('issues client_credentials tokens that introspect as active and die on revocation', async () => {

@@ -1,6 +1,8 @@
 import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
 import { ProjectionRunner } from '../../src/infrastructure/read-store/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
+import { refreshTokenKey } from '../../projections/tokens.projection.js';
+import { artefactHash } from '../../src/auth/sessions/session-commands.js';
 import type { TestServer } from './server.js';
 
 /** A `token_history` entry as the tests read it. */
@@ -31,4 +33,10 @@ export async function sessionEvents(server: TestServer, artefact: string) {
 export async function tokenHistory(server: TestServer, filter: Record<string, string>): Promise<HistoryEntry[]> {
   await server.app.get(ProjectionRunner).waitFor(['token_history'], await server.app.get<EventStore>(EVENT_STORE).headPosition());
   return server.app.get<ReadStore>(READ_STORE).find<HistoryEntry>('token_history', { tenantId: 'acme', ...filter }, { sortBy: '_position' });
+}
+
+/** The `tokens` document of a refresh token of tenant acme (null when there is none), once the view has caught up. */
+export async function refreshTokenDocument(server: TestServer, token: string) {
+  await server.app.get(ProjectionRunner).waitFor(['tokens'], await server.app.get<EventStore>(EVENT_STORE).headPosition());
+  return server.app.get<ReadStore>(READ_STORE).get('tokens', refreshTokenKey('acme', artefactHash(token)));
 }
