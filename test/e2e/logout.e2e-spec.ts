@@ -145,6 +145,28 @@ describe('logout without id_token_hint', () => {
     expect(s.callback?.searchParams.get('error')).toBe('login_required');
   });
 
+  it('ends nothing when the user chooses to stay signed in, and sends the browser back to the client all the same', async () => {
+    const { browser, tokens } = await signedIn();
+    const page = await browser.get(logoutUrl({ client_id: 'web', post_logout_redirect_uri: BYE, state: 's3' }));
+    const html = await page.text();
+    expect(html).toContain('name="decline"');
+    const form = Browser.form(html);
+    const res = await browser.post(form.action, { ...form.fields, decline: '1' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe(`${BYE}?state=s3`);
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+    expect(await stillSignedIn(browser)).toBe(true);
+    // Without a redirect, a page says so.
+    const bare = Browser.form(await (await browser.get(logoutUrl({}))).text());
+    const stay = await browser.post(bare.action, { ...bare.fields, decline: '1' });
+    expect(stay.status).toBe(200);
+    expect(await stay.text()).toContain('Still signed in');
+    expect(await stillSignedIn(browser)).toBe(true);
+    // A link cannot decline for the user: a GET gets the question.
+    expect(await (await browser.get(logoutUrl({ decline: '1' }))).text()).toContain('Sign out?');
+  });
+
   it('shows the signed-out page when the confirmation names no redirect', async () => {
     const { browser, tokens } = await signedIn();
     const form = Browser.form(await (await browser.get(logoutUrl({}))).text());

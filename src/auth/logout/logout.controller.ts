@@ -26,7 +26,9 @@ import type { RequestOrigin } from '../../infrastructure/event-store/event-store
  * token cannot sign anyone out: ID tokens are no secret. A relying party's form POST from its
  * own site carries no SameSite cookie, so a POST without one is answered with a page of this
  * origin that posts the same fields again (marked `relayed`, once), which carries it. Ending
- * a session revokes all its tokens (`SessionRevoked`).
+ * a session revokes all its tokens (`SessionRevoked`). The page also lets the user stay
+ * signed in (`decline`): nothing ends, and the browser goes back to the relying party as it
+ * would have after signing out.
  */
 @Controller(':tenant')
 export class LogoutController {
@@ -45,15 +47,15 @@ export class LogoutController {
 
   @Post('logout')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const { relayed, confirm, ...params } = formParams(req);
+    const { relayed, confirm, decline, ...params } = formParams(req);
     if (relayed === undefined && parseCookies(req.headers.cookie)[SESSION_COOKIE] === undefined) {
       await this.directory.requireTenant(tenantId);
       return sendFlowResult(reply, { kind: 'html', status: 200, body: formPostPage(`${this.directory.issuer(tenantId)}/logout`, { ...params, relayed: '1' }) });
     }
-    sendFlowResult(reply, await this.logout(tenantId, { ...params, confirm }, req.headers.cookie, true, originOf(req)));
+    sendFlowResult(reply, await this.logout(tenantId, { ...params, confirm, decline }, req.headers.cookie, true, originOf(req)));
   }
 
-  /** `posted`: only the confirmation form, never a link, may carry `confirm`. */
+  /** `posted`: only the confirmation form, never a link, may carry `confirm` or `decline`. */
   private async logout(tenantId: string, params: Params, cookieHeader: string | undefined, posted: boolean, origin: RequestOrigin): Promise<FlowResult> {
     await this.directory.requireTenant(tenantId);
     const reject = (why: string): never => {
@@ -78,6 +80,15 @@ export class LogoutController {
     if (redirect && !client) reject('post_logout_redirect_uri needs id_token_hint or client_id');
     if (redirect && !client!.postLogoutRedirectUris.includes(redirect)) reject('post_logout_redirect_uri is not registered for this client');
 
+    const back = (): FlowResult | undefined => {
+      if (!redirect) return undefined;
+      const url = new URL(redirect);
+      if (params.state !== undefined) url.searchParams.set('state', params.state);
+      return { kind: 'redirect', location: url.href };
+    };
+    // Staying signed in ends nothing, so it needs no proof that the user chose it.
+    if (posted && params.decline !== undefined) return back() ?? { kind: 'html', status: 200, body: page('Still signed in', '<h1>Still signed in</h1><p>You are still signed in.</p>') };
+
     const held = await this.browser.held(tenantId, cookieHeader);
     const current = held?.current ? held.state : undefined;
     const token = held && this.keys.keyedHash('logout confirmation', held.cookieHash);
@@ -95,11 +106,8 @@ export class LogoutController {
       }
     }
     const cookies = [this.browser.clear(tenantId, SESSION_COOKIE)];
-    if (redirect) {
-      const url = new URL(redirect);
-      if (params.state !== undefined) url.searchParams.set('state', params.state);
-      return { kind: 'redirect', location: url.href, cookies };
-    }
+    const toClient = back();
+    if (toClient) return { ...toClient, cookies };
     return { kind: 'html', status: 200, body: page('Signed out', '<h1>Signed out</h1><p>You are signed out.</p>'), cookies };
   }
 
@@ -107,7 +115,7 @@ export class LogoutController {
     const hidden = Object.entries({ ...params, confirm })
       .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v ?? '')}">`)
       .join('');
-    const body = `<h1>Sign out?</h1><form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/logout">${hidden}<button type="submit">Sign out</button></form>`;
+    const body = `<h1>Sign out?</h1><form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/logout">${hidden}<button type="submit">Sign out</button> <button type="submit" name="decline" value="1">Stay signed in</button></form>`;
     return { kind: 'html', status: 200, body: page('Sign out?', body) };
   }
 }
