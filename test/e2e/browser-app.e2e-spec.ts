@@ -180,7 +180,7 @@ suite('a browser-based public client', () => {
     // Logging out: the browser posts the confirmation page from the server's origin, which ends
     // the session; the next sign-in asks for the password again.
     await page.goto(`${issuer}/logout`);
-    await page.click('button[type=submit]');
+    await page.click('button:not([name=decline])');
     await page.waitForSelector('text=You are signed out.');
     await page.goto(`${appOrigin}/`);
     await page.waitForURL(`${issuer}/login**`);
