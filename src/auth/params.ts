@@ -10,14 +10,31 @@ export const MAX_STATE_LENGTH = 2048;
  * error; an empty value counts as absent).
  */
 export function readParams(...sources: unknown[]): Params {
+  return collect(sources);
+}
+
+/**
+ * As readParams, except that a parameter sent more than once keeps its first value and is
+ * named in `repeated`, for an endpoint that must first learn where to send that error.
+ */
+export function readParamsNamingRepeats(...sources: unknown[]): { params: Params; repeated: string[] } {
+  const repeated: string[] = [];
+  return { params: collect(sources, repeated), repeated };
+}
+
+function collect(sources: unknown[], repeated?: string[]): Params {
   const out: Params = {};
   for (const source of sources) {
     if (source === undefined || source === null) continue;
     if (typeof source !== 'object') throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
-    for (const [k, v] of Object.entries(source as Record<string, unknown>)) {
-      if (Array.isArray(v) || (out[k] !== undefined && v !== '')) throw new InvalidRequest(`parameter ${k} is repeated`);
+    for (const [k, raw] of Object.entries(source as Record<string, unknown>)) {
+      if (Array.isArray(raw) || (out[k] !== undefined && raw !== '')) {
+        if (!repeated) throw new InvalidRequest(`parameter ${k} is repeated`);
+        if (!repeated.includes(k)) repeated.push(k);
+      }
+      const v = Array.isArray(raw) ? raw[0] : raw;
       if (typeof v !== 'string') throw new InvalidRequest(`parameter ${k} must be a string`);
-      if (v !== '') out[k] = v;
+      if (v !== '' && out[k] === undefined) out[k] = v;
     }
   }
   return out;

@@ -113,11 +113,22 @@ describe('requests that must not be sent back to the client', () => {
     expect(html).not.toContain('evil.example');
   });
 
-  it('shows a 400 page when a parameter is repeated (the repeated value could be the redirect_uri)', async () => {
+  it('shows a 400 page when a parameter that says where the answer goes is repeated', async () => {
     const { url } = await rp.request();
-    await expectErrorPage(await rp.browser().get(`${url}&state=second`));
     await expectErrorPage(await rp.browser().get(`${url}&redirect_uri=${encodeURIComponent('https://evil.example/cb')}`));
     await expectErrorPage(await rp.browser().get(`${url}&client_id=spa`));
+    await expectErrorPage(await rp.browser().get(`${url}&response_mode=query&response_mode=form_post`));
+  });
+
+  it('sends invalid_request back to the client for any other repeated parameter (RFC 6749 §4.1.2.1), without a repeated state', async () => {
+    const { url, state } = await rp.request();
+    for (const extra of ['response_type=code', 'scope=openid', `code_challenge=${'A'.repeat(43)}`]) {
+      const { error, params } = clientError(await rp.browser().get(`${url}&${extra}`), state);
+      expect(error).toBe('invalid_request');
+      expect(params.get('error_description')).toBe(`parameter ${extra.split('=')[0]} is repeated`);
+    }
+    const res = await rp.browser().get(`${url}&state=second`);
+    expect(clientError(res, oauth.expectNoState).params.has('state')).toBe(false);
   });
 
   it('shows a 400 page when the POST body is not a form', async () => {
@@ -361,11 +372,12 @@ describe('POST /authorize', () => {
     expect(clientError(res, bad.state).error).toBe('invalid_scope');
   });
 
-  it('shows a 400 page when a body parameter is repeated', async () => {
+  it('treats a repeated body parameter as a repeated query parameter', async () => {
     const req = await rp.request();
-    const body = `${new URL(req.url).searchParams.toString()}&scope=openid`;
-    const res = await contract.fetch(rp.as.authorization_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
-    await expectErrorPage(res);
+    const post = (extra: string) =>
+      contract.fetch(rp.as.authorization_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `${new URL(req.url).searchParams.toString()}&${extra}`, redirect: 'manual' });
+    expect(clientError(await post('scope=openid'), req.state).error).toBe('invalid_request');
+    await expectErrorPage(await post('client_id=spa'));
   });
 });
 

@@ -40,6 +40,8 @@ const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
 /** RFC 7636 §4.2: an S256 challenge is BASE64URL(SHA256(verifier)), 43 characters; any other could never match. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const PROMPTS = new Set(['none', 'login', 'consent']);
+/** The parameters that decide where an answer goes: when one is repeated, the answer is a page. */
+const ANSWER_ROUTE = new Set(['client_id', 'redirect_uri', 'response_mode']);
 /**
  * The longest free-form values accepted: the request travels sealed in the login and consent
  * links, which must stay well inside what a browser and this server take in a request line.
@@ -63,8 +65,13 @@ export class AuthorizeFlow {
     @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
   ) {}
 
-  async start(tenantId: string, params: Params, cookieHeader: string | undefined, origin: RequestOrigin): Promise<FlowResult> {
+  /** `repeated`: the parameters sent more than once, each an error (RFC 6749 §3.1). */
+  async start(tenantId: string, { params, repeated }: { params: Params; repeated: readonly string[] }, cookieHeader: string | undefined, origin: RequestOrigin): Promise<FlowResult> {
     const tenant = await this.directory.requireTenant(tenantId);
+    // RFC 6749 §4.1.2.1: the error goes back to the client, unless the repeated parameter is
+    // one that says where the answer goes.
+    const unsure = repeated.find((name) => ANSWER_ROUTE.has(name));
+    if (unsure) throw new UserFacingError(new InvalidRequest(`parameter ${unsure} is repeated`));
     const clientId = params.client_id;
     const client = clientId ? await this.directory.client(tenantId, clientId) : null;
     if (!client) throw new UserFacingError(new InvalidRequest(clientId ? 'unknown client_id' : 'client_id is required'));
@@ -73,12 +80,13 @@ export class AuthorizeFlow {
     if (!redirectUriMatches(client.redirectUris, redirectUri)) throw new UserFacingError(new InvalidRequest('redirect_uri is not registered for this client'));
     const responseMode = params.response_mode ?? 'query';
     // A `state` too long to take is not sent back either (the answer would be a URL that long).
-    const state = (params.state?.length ?? 0) <= MAX_STATE_LENGTH ? params.state : undefined;
+    const state = (params.state?.length ?? 0) <= MAX_STATE_LENGTH && !repeated.includes('state') ? params.state : undefined;
     const back = { redirectUri, responseMode: responseMode === 'form_post' ? ('form_post' as const) : ('query' as const), state, iss: this.directory.issuer(tenantId) };
     const fail = (e: OAuthError): never => {
       throw new RedirectableError(e, back);
     };
     if (responseMode !== 'query' && responseMode !== 'form_post') fail(new InvalidRequest('response_mode must be query or form_post'));
+    if (repeated.length) fail(new InvalidRequest(`parameter ${repeated[0]} is repeated`));
     for (const [name, max] of Object.entries(MAX_LENGTH)) if ((params[name]?.length ?? 0) > max) fail(new InvalidRequest(`${name} must be at most ${max} characters`));
     if (params.request !== undefined) fail(new RequestNotSupported('request objects are not supported'));
     if (params.request_uri !== undefined) fail(new RequestUriNotSupported('request_uri is not supported'));

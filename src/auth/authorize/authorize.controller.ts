@@ -1,18 +1,18 @@
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { formParams } from '../form-request.js';
+import { formBody } from '../form-request.js';
 import { OAuthError, UserFacingError } from '../oauth-errors.js';
-import { type Params, readParams } from '../params.js';
+import { readParamsNamingRepeats } from '../params.js';
 import { AuthorizeFlow } from './authorize-flow.js';
 import { sendFlowResult } from './flow-result.js';
 import { originOf } from '../../shared/request-origin.js';
 
 /**
- * The request's parameters. When they cannot be read (a repeated parameter, a body that is not
- * a form) neither client_id nor redirect_uri can be trusted, so the user sees the error page
- * (RFC 6749 §4.1.2.1) rather than a JSON error or a redirect.
+ * The request's parameters, and those sent more than once. When they cannot be read (a body
+ * that is not a form) neither client_id nor redirect_uri can be trusted, so the user sees the
+ * error page (RFC 6749 §4.1.2.1) rather than a JSON error or a redirect.
  */
-function authorizeParams(read: () => Params): Params {
+function authorizeParams(read: () => ReturnType<typeof readParamsNamingRepeats>): ReturnType<typeof readParamsNamingRepeats> {
   try {
     return read();
   } catch (e) {
@@ -27,11 +27,11 @@ export class AuthorizeController {
 
   @Get('authorize')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => readParams(req.query)), req.headers.cookie, originOf(req)));
+    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => readParamsNamingRepeats(req.query)), req.headers.cookie, originOf(req)));
   }
 
   @Post('authorize')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => formParams(req)), req.headers.cookie, originOf(req)));
+    sendFlowResult(reply, await this.flow.start(tenantId, authorizeParams(() => readParamsNamingRepeats(formBody(req))), req.headers.cookie, originOf(req)));
   }
 }
