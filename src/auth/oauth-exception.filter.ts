@@ -21,6 +21,7 @@ import {
   UserFacingError,
 } from './oauth-errors.js';
 import type { RouteMethods } from './route-methods.js';
+import { withResponseParams } from '../domain/client/redirect-uri.js';
 import { sendFlowResult } from './authorize/flow-result.js';
 
 /** Routes a browser opens (the authorization endpoint and the pages it leads to): their errors are pages, never JSON. */
@@ -109,9 +110,7 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     const { redirectUri, responseMode, state, iss, cookies } = e.redirect;
     const fields = { error: e.error.code, error_description: e.error.description, state, iss };
     if (responseMode === 'form_post') return sendFlowResult(reply, { kind: 'html', status: 200, body: formPostPage(redirectUri, fields), cookies, framable: true });
-    const url = new URL(redirectUri);
-    for (const [k, v] of Object.entries(fields)) if (v !== undefined) url.searchParams.set(k, v);
-    sendFlowResult(reply, { kind: 'redirect', location: url.href, cookies });
+    sendFlowResult(reply, { kind: 'redirect', location: withResponseParams(redirectUri, fields), cookies });
   }
 
   private toOAuthError(exception: unknown): OAuthError {

@@ -14,6 +14,8 @@ let rp: RelyingParty;
 /** The usual bootstrap plus a tenant whose sign-ins count for two seconds, and one whose sessions idle out after two. */
 const SESSION_MAX_AGE = 2;
 const SESSION_IDLE_TIMEOUT = 2;
+/** A redirect URI registered with a query that a form encoder would write otherwise. */
+const QUERY_REDIRECT = 'https://rp.example/cb?x=1&y=a%20b&flag';
 const BOOTSTRAP = `${BOOTSTRAP_YAML}${extraTenant('brief', { session_max_age: SESSION_MAX_AGE })}${extraTenant(
   'idle',
   { session_idle_timeout: SESSION_IDLE_TIMEOUT },
@@ -23,7 +25,12 @@ const BOOTSTRAP = `${BOOTSTRAP_YAML}${extraTenant('brief', { session_max_age: SE
         redirect_uris: ["${REDIRECT}"]
         grant_types: [authorization_code]
         scope: "openid"
-        token_endpoint_auth_method: client_secret_post`,
+        token_endpoint_auth_method: client_secret_post
+      - client_id: query
+        client_secret: "${WEB_SECRET}"
+        redirect_uris: ["${QUERY_REDIRECT}"]
+        grant_types: [authorization_code]
+        scope: "openid"`,
 )}
 `;
 const contract = endToEnd((s) => ({ server, rp } = s), BOOTSTRAP);
@@ -118,6 +125,17 @@ describe('requests that must not be sent back to the client', () => {
     await expectErrorPage(await rp.browser().get(`${url}&redirect_uri=${encodeURIComponent('https://evil.example/cb')}`));
     await expectErrorPage(await rp.browser().get(`${url}&client_id=spa`));
     await expectErrorPage(await rp.browser().get(`${url}&response_mode=query&response_mode=form_post`));
+  });
+
+  it('keeps the query of a registered redirect URI as written (RFC 6749 §3.1.2)', async () => {
+    const url = new URL(`${server.issuer('idle')}/authorize`);
+    const params = { response_type: 'code', client_id: 'query', redirect_uri: QUERY_REDIRECT, scope: 'openid', code_challenge: 'A'.repeat(43), code_challenge_method: 'S256', prompt: 'none', state: 'a b' };
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    const res = await contract.fetch(url.href, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    const location = res.headers.get('location')!;
+    expect(location.startsWith(`${QUERY_REDIRECT}&error=login_required&`)).toBe(true);
+    expect(new URL(location).searchParams.get('state')).toBe('a b');
   });
 
   it('sends invalid_request back to the client for any other repeated parameter (RFC 6749 §4.1.2.1), without a repeated state', async () => {

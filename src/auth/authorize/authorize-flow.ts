@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { ClientView } from '../../../projections/clients.projection.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
-import { redirectUriMatches } from '../../domain/client/redirect-uri.js';
+import { redirectUriMatches, withResponseParams } from '../../domain/client/redirect-uri.js';
 import type { SessionState } from '../../domain/session/session.decider.js';
 import { CODE_TTL_SECONDS } from '../../domain/session/session.events.js';
 import { streams } from '../../domain/shared/stream-names.js';
@@ -218,8 +218,6 @@ export class AuthorizeFlow {
   private answer(request: AuthorizationRequest, fields: Record<string, string | undefined>): FlowResult {
     const cookies = this.spentCookies(request);
     if (request.responseMode === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), cookies, framable: true };
-    const url = new URL(request.redirectUri);
-    for (const [k, v] of Object.entries(fields)) if (v !== undefined) url.searchParams.set(k, v);
-    return { kind: 'redirect', location: url.href, cookies };
+    return { kind: 'redirect', location: withResponseParams(request.redirectUri, fields), cookies };
   }
 }

@@ -14,6 +14,7 @@ import { BrowserSessions, SESSION_COOKIE } from '../sessions/browser-session.js'
 import { SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
 import { originOf } from '../../shared/request-origin.js';
+import { withResponseParams } from '../../domain/client/redirect-uri.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 
 /**
@@ -81,10 +82,7 @@ export class LogoutController {
     if (redirect && !client!.postLogoutRedirectUris.includes(redirect)) reject('post_logout_redirect_uri is not registered for this client');
 
     const back = (): FlowResult | undefined => {
-      if (!redirect) return undefined;
-      const url = new URL(redirect);
-      if (params.state !== undefined) url.searchParams.set('state', params.state);
-      return { kind: 'redirect', location: url.href };
+      return redirect ? { kind: 'redirect', location: withResponseParams(redirect, { state: params.state }) } : undefined;
     };
     // Staying signed in ends nothing, so it needs no proof that the user chose it.
     if (posted && params.decline !== undefined) return back() ?? { kind: 'html', status: 200, body: page('Still signed in', '<h1>Still signed in</h1><p>You are still signed in.</p>') };

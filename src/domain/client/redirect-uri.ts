@@ -49,3 +49,29 @@ export function redirectUriMatches(registered: readonly string[], presented: str
   const p = withoutLoopbackPort(presented);
   return p !== undefined && registered.some((r) => withoutLoopbackPort(r) === p);
 }
+
+/**
+ * The redirect URI with response parameters added to its query. The query it was registered
+ * with is kept as written (RFC 6749 §3.1.2; the URL parser only escapes what a URL may not
+ * hold), except for parameters of the names added, which the added ones replace.
+ */
+export function withResponseParams(uri: string, fields: Record<string, string | undefined>): string {
+  const added = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) added.set(k, v);
+  const url = new URL(uri);
+  const end = url.href.search(/[?#]/);
+  const base = end < 0 ? url.href : url.href.slice(0, end);
+  const kept = url.search.slice(1).split('&').filter((pair) => pair !== '' && !added.has(formName(pair)));
+  const query = [...kept, ...(added.size ? [added.toString()] : [])].join('&');
+  return query ? `${base}?${query}` : base;
+}
+
+/** The decoded name of one `name=value` pair of a form-encoded query (the pair as written when it does not decode). */
+function formName(pair: string): string {
+  const name = pair.split('=', 1)[0].replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
