@@ -42,7 +42,9 @@ describe('tokens view: refresh tokens', () => {
     const rotated = event('RefreshRotated', { ...refresh, fromHash: 'h1', toHash: 'h2' });
     expect(tokensProjection.documentId(rotated)).toEqual([refreshTokenKey('t', 'h2'), refreshTokenKey('t', 'h1')]);
     expect(tokensProjection.readsDocument!(rotated, refreshTokenKey('t', 'h1'))).toBe(false);
-    expect(tokensProjection.apply(null, rotated, refreshTokenKey('t', 'h1'))).toBeNull();
+    const stored = tokensProjection.apply(null, event('RefreshTokenIssued', { ...refresh, refreshHash: 'h1' }), refreshTokenKey('t', 'h1'));
+    expect(stored).toMatchObject({ status: 'active' });
+    expect(tokensProjection.apply(stored, rotated, refreshTokenKey('t', 'h1'))).toBeNull();
     expect(tokensProjection.apply(null, rotated, refreshTokenKey('t', 'h2'))).toMatchObject({ kind: 'refresh_token', status: 'active' });
   });
 
@@ -50,7 +52,8 @@ describe('tokens view: refresh tokens', () => {
     const revoked = event('TokenRevoked', { tenantId: 't', sessionId: 's1', grantId: 'g1', clientId: 'web', tokenType: 'refresh_token', refreshHash: 'h2', reason: 'revocation_request' });
     expect(tokensProjection.documentId(revoked)).toBe(refreshTokenKey('t', 'h2'));
     expect(tokensProjection.readsDocument!(revoked, refreshTokenKey('t', 'h2'))).toBe(false);
-    expect(tokensProjection.apply(null, revoked, refreshTokenKey('t', 'h2'))).toBeNull();
+    const stored = tokensProjection.apply(null, event('RefreshTokenIssued', { ...refresh, refreshHash: 'h2' }), refreshTokenKey('t', 'h2'));
+    expect(tokensProjection.apply(stored, revoked, refreshTokenKey('t', 'h2'))).toBeNull();
   });
 });
 

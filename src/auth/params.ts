@@ -23,13 +23,14 @@ export function readParamsNamingRepeats(...sources: unknown[]): { params: Params
 }
 
 function collect(sources: unknown[], repeated?: string[]): Params {
-  const out: Params = {};
+  // No prototype: a parameter named `constructor` or `toString` is a parameter like any other.
+  const out: Params = Object.create(null);
   for (const source of sources) {
     if (source === undefined || source === null) continue;
     if (typeof source !== 'object') throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
     for (const [k, raw] of Object.entries(source as Record<string, unknown>)) {
       if (Array.isArray(raw) || (out[k] !== undefined && raw !== '')) {
-        if (!repeated) throw new InvalidRequest(`parameter ${k} is repeated`);
+        if (!repeated) throw repeatedParameter(k);
         if (!repeated.includes(k)) repeated.push(k);
       }
       const v = Array.isArray(raw) ? raw[0] : raw;
@@ -38,6 +39,11 @@ function collect(sources: unknown[], repeated?: string[]): Params {
     }
   }
   return out;
+}
+
+/** The error for parameter `name` sent more than once; a long name is cut, as it may go back to the client in a URL. */
+export function repeatedParameter(name: string): InvalidRequest {
+  return new InvalidRequest(`parameter ${name.length <= 40 ? name : `${name.slice(0, 40)}...`} is repeated`);
 }
 
 export function required(params: Params, name: string): string {

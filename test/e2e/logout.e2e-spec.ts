@@ -163,8 +163,29 @@ describe('logout without id_token_hint', () => {
     expect(stay.status).toBe(200);
     expect(await stay.text()).toContain('Still signed in');
     expect(await stillSignedIn(browser)).toBe(true);
-    // A link cannot decline for the user: a GET gets the question.
-    expect(await (await browser.get(logoutUrl({ decline: '1' }))).text()).toContain('Sign out?');
+    // A link cannot decline for the user: a GET gets the question, whose Sign out still signs out.
+    const asked = await (await browser.get(logoutUrl({ client_id: 'web', post_logout_redirect_uri: BYE, decline: '1', relayed: '1' }))).text();
+    expect(asked).toContain('Sign out?');
+    expect(asked).not.toMatch(/type="hidden" name="(decline|relayed)"/);
+    const signOut = Browser.form(asked);
+    const out = await browser.post(signOut.action, signOut.fields);
+    expect(out.headers.get('location')).toBe(BYE);
+    expect(browser.cookie('sid')).toBeUndefined();
+    expect(await rp.active(tokens.refresh_token!)).toBe(false);
+  });
+
+  it('asks again after relaying a POST without the cookie, and the answer carries only the fields of the question', async () => {
+    const { browser } = await signedIn();
+    // A relying party's form on its own site: no cookie, so the relay page posts it again from here.
+    const relay = Browser.form(await (await rp.browser().post(`${rp.issuer}/logout`, { client_id: 'web', post_logout_redirect_uri: BYE, state: 's4' }, 'https://rp.example')).text());
+    const asked = await (await browser.post(relay.action, relay.fields)).text();
+    expect(asked).toContain('Sign out?');
+    const fields = [...asked.matchAll(/type="hidden" name="([^"]*)"/g)].map((m) => m[1]);
+    expect(fields.sort()).toEqual(['client_id', 'confirm', 'post_logout_redirect_uri', 'state']);
+    const form = Browser.form(asked);
+    const stay = await browser.post(form.action, { ...form.fields, decline: '1' });
+    expect(stay.headers.get('location')).toBe(`${BYE}?state=s4`);
+    expect(await stillSignedIn(browser)).toBe(true);
   });
 
   it('shows the signed-out page when the confirmation names no redirect', async () => {

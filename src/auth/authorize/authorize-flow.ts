@@ -27,7 +27,7 @@ import {
   UnsupportedResponseType,
   UserFacingError,
 } from '../oauth-errors.js';
-import { MAX_STATE_LENGTH, type Params, scopeList } from '../params.js';
+import { MAX_STATE_LENGTH, type Params, repeatedParameter, scopeList } from '../params.js';
 import { BrowserSessions } from '../sessions/browser-session.js';
 import { mintArtefact, SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
@@ -71,7 +71,7 @@ export class AuthorizeFlow {
     // RFC 6749 §4.1.2.1: the error goes back to the client, unless the repeated parameter is
     // one that says where the answer goes.
     const unsure = repeated.find((name) => ANSWER_ROUTE.has(name));
-    if (unsure) throw new UserFacingError(new InvalidRequest(`parameter ${unsure} is repeated`));
+    if (unsure) throw new UserFacingError(repeatedParameter(unsure));
     const clientId = params.client_id;
     const client = clientId ? await this.directory.client(tenantId, clientId) : null;
     if (!client) throw new UserFacingError(new InvalidRequest(clientId ? 'unknown client_id' : 'client_id is required'));
@@ -86,7 +86,7 @@ export class AuthorizeFlow {
       throw new RedirectableError(e, back);
     };
     if (responseMode !== 'query' && responseMode !== 'form_post') fail(new InvalidRequest('response_mode must be query or form_post'));
-    if (repeated.length) fail(new InvalidRequest(`parameter ${repeated[0]} is repeated`));
+    if (repeated.length) fail(repeatedParameter(repeated[0]));
     for (const [name, max] of Object.entries(MAX_LENGTH)) if ((params[name]?.length ?? 0) > max) fail(new InvalidRequest(`${name} must be at most ${max} characters`));
     if (params.request !== undefined) fail(new RequestNotSupported('request objects are not supported'));
     if (params.request_uri !== undefined) fail(new RequestUriNotSupported('request_uri is not supported'));

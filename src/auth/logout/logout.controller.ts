@@ -109,9 +109,12 @@ export class LogoutController {
     return { kind: 'html', status: 200, body: page('Signed out', '<h1>Signed out</h1><p>You are signed out.</p>'), cookies };
   }
 
+  /** The request's own parameters go back as hidden fields; the page's answers (`confirm`, `decline`) only as the page sets them. */
   private confirmPage(tenantId: string, params: Params, confirm: string): FlowResult {
-    const hidden = Object.entries({ ...params, confirm })
-      .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v ?? '')}">`)
+    const { confirm: _confirm, decline: _decline, relayed: _relayed, ...request } = params;
+    const hidden = Object.entries({ ...request, confirm })
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v!)}">`)
       .join('');
     const body = `<h1>Sign out?</h1><form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/logout">${hidden}<button type="submit">Sign out</button> <button type="submit" name="decline" value="1">Stay signed in</button></form>`;
     return { kind: 'html', status: 200, body: page('Sign out?', body) };
