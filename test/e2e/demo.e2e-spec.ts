@@ -34,6 +34,17 @@ it('creates the demo tenant on an empty store and prints how to try it', async (
   } finally {
     await stopChild(server.child);
   }
+  // A later start names the file: a log is kept and shipped where the credentials file is not.
+  const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as Record<string, string>;
+  const again = await startChild(env, `${base}/demo/.well-known/openid-configuration`);
+  try {
+    expect(again.output()).toContain(`curl -s -u ${demo.client_id}:<client_secret> -d grant_type=client_credentials ${base}/demo/token`);
+    expect(again.output()).toContain(join(dataDir, 'demo-credentials.json'));
+    expect(again.output()).not.toContain(demo.client_secret);
+    expect(again.output()).not.toContain(demo.password);
+  } finally {
+    await stopChild(again.child);
+  }
   try {
     // Another key-encryption key than the one that sealed the signing keys: no start, and a reason.
     const otherKey = Buffer.alloc(32, 9).toString('base64');

@@ -36,8 +36,9 @@ export class BootstrapService {
       this.logger.log(`${file}: ${tenants.length} tenant(s), ${created} item(s) created`);
     } else if ((await this.events.headPosition()) === 0) {
       await this.createDemo();
+      return this.printDemoHint(true);
     }
-    this.printDemoHint();
+    this.printDemoHint(false);
   }
 
   private async applyTenant(t: BootstrapTenant, file: string, path: string): Promise<number> {
@@ -94,15 +95,21 @@ export class BootstrapService {
     writeFileSync(this.demoFile, JSON.stringify({ client_id: 'demo-client', client_secret: secret, username: 'demo', password }, null, 2), { mode: 0o600 });
   }
 
-  private printDemoHint(): void {
+  /**
+   * How to try the demo tenant. Its secrets are printed only by the start that made them:
+   * a log is kept and shipped where the credentials file is not, so later starts name the file.
+   */
+  private printDemoHint(justCreated: boolean): void {
     if (!existsSync(this.demoFile)) return;
     const demo = JSON.parse(readFileSync(this.demoFile, 'utf8')) as Record<string, string>;
+    const secret = justCreated ? demo.client_secret : '<client_secret>';
+    const user = justCreated ? `user ${demo.username} / ${demo.password}` : `user ${demo.username}, password in the file`;
     const issuer = `${this.config.publicUrl}/demo`;
     this.logger.log(
       [
-        `demo tenant: ${issuer}/.well-known/openid-configuration (credentials in ${this.demoFile})`,
-        `  try: curl -s -u ${demo.client_id}:${demo.client_secret} -d grant_type=client_credentials ${issuer}/token`,
-        `  browser: ${issuer}/authorize?response_type=code&client_id=${demo.client_id}&redirect_uri=http://127.0.0.1:9999/cb&scope=openid%20profile&code_challenge=<S256 of a verifier>&code_challenge_method=S256  (user ${demo.username} / ${demo.password})`,
+        `demo tenant: ${issuer}/.well-known/openid-configuration (credentials in ${this.demoFile}${justCreated ? ', printed only this once' : ''})`,
+        `  try: curl -s -u ${demo.client_id}:${secret} -d grant_type=client_credentials ${issuer}/token`,
+        `  browser: ${issuer}/authorize?response_type=code&client_id=${demo.client_id}&redirect_uri=http://127.0.0.1:9999/cb&scope=openid%20profile&code_challenge=<S256 of a verifier>&code_challenge_method=S256  (${user})`,
       ].join('\n'),
     );
   }
