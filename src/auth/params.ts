@@ -13,11 +13,17 @@ export function readParams(...sources: unknown[]): Params {
   return collect(sources);
 }
 
+export interface ParamsWithRepeats {
+  params: Params;
+  /** The parameters sent more than once, each an error (RFC 6749 §3.1). */
+  repeated: string[];
+}
+
 /**
  * As readParams, except that a parameter sent more than once keeps its first value and is
  * named in `repeated`, for an endpoint that must first learn where to send that error.
  */
-export function readParamsNamingRepeats(...sources: unknown[]): { params: Params; repeated: string[] } {
+export function readParamsNamingRepeats(...sources: unknown[]): ParamsWithRepeats {
   const repeated: string[] = [];
   return { params: collect(sources, repeated), repeated };
 }

@@ -27,7 +27,7 @@ import {
   UnsupportedResponseType,
   UserFacingError,
 } from '../oauth-errors.js';
-import { MAX_STATE_LENGTH, type Params, repeatedParameter, scopeList } from '../params.js';
+import { MAX_STATE_LENGTH, type ParamsWithRepeats, repeatedParameter, scopeList } from '../params.js';
 import { BrowserSessions } from '../sessions/browser-session.js';
 import { mintArtefact, SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
@@ -65,8 +65,7 @@ export class AuthorizeFlow {
     @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
   ) {}
 
-  /** `repeated`: the parameters sent more than once, each an error (RFC 6749 §3.1). */
-  async start(tenantId: string, { params, repeated }: { params: Params; repeated: readonly string[] }, cookieHeader: string | undefined, origin: RequestOrigin): Promise<FlowResult> {
+  async start(tenantId: string, { params, repeated }: ParamsWithRepeats, cookieHeader: string | undefined, origin: RequestOrigin): Promise<FlowResult> {
     const tenant = await this.directory.requireTenant(tenantId);
     // RFC 6749 §4.1.2.1: the error goes back to the client, unless the repeated parameter is
     // one that says where the answer goes.

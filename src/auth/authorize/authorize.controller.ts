@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formBody } from '../form-request.js';
 import { OAuthError, UserFacingError } from '../oauth-errors.js';
-import { readParamsNamingRepeats } from '../params.js';
+import { type ParamsWithRepeats, readParamsNamingRepeats } from '../params.js';
 import { AuthorizeFlow } from './authorize-flow.js';
 import { sendFlowResult } from './flow-result.js';
 import { originOf } from '../../shared/request-origin.js';
@@ -12,7 +12,7 @@ import { originOf } from '../../shared/request-origin.js';
  * that is not a form) neither client_id nor redirect_uri can be trusted, so the user sees the
  * error page (RFC 6749 §4.1.2.1) rather than a JSON error or a redirect.
  */
-function authorizeParams(read: () => ReturnType<typeof readParamsNamingRepeats>): ReturnType<typeof readParamsNamingRepeats> {
+function authorizeParams(read: () => ParamsWithRepeats): ParamsWithRepeats {
   try {
     return read();
   } catch (e) {

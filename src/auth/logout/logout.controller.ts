@@ -81,9 +81,7 @@ export class LogoutController {
     if (redirect && !client) reject('post_logout_redirect_uri needs id_token_hint or client_id');
     if (redirect && !client!.postLogoutRedirectUris.includes(redirect)) reject('post_logout_redirect_uri is not registered for this client');
 
-    const back = (): FlowResult | undefined => {
-      return redirect ? { kind: 'redirect', location: withResponseParams(redirect, { state: params.state }) } : undefined;
-    };
+    const back = (): FlowResult | undefined => (redirect ? { kind: 'redirect', location: withResponseParams(redirect, { state: params.state }) } : undefined);
     // Staying signed in ends nothing, so it needs no proof that the user chose it.
     if (posted && params.decline !== undefined) return back() ?? { kind: 'html', status: 200, body: page('Still signed in', '<h1>Still signed in</h1><p>You are still signed in.</p>') };
 
