@@ -6,8 +6,8 @@ import type { ProjectedEvent, Projection } from './projection.js';
  * `SessionRevoked` ends the grants of several clients: besides its entry for the session and
  * the subject, each of those clients gets an entry of its own (with `clientId`, without
  * `sessionId` and `sub`, so that the session's and the subject's histories list it once).
- * So does the client that presented another client's code or refresh token (`CodeRefused`,
- * `RefreshRefused`): it holds a credential that leaked.
+ * So does the client that presented another client's code or token (`CodeRefused`,
+ * `RefreshRefused`, `RevocationRefused`): it holds a credential that leaked.
  */
 export interface TokenHistoryEntry {
   tenantId: string;
@@ -43,6 +43,7 @@ export const TOKEN_HISTORY_EVENTS = [
   'RefreshRotated',
   'RefreshReplayed',
   'RefreshRefused',
+  'RevocationRefused',
   'TokenRevoked',
   'GrantRevoked',
   'SessionRevoked',
@@ -57,20 +58,20 @@ export const historyKey = (tenantId: string, position: number) => `${tenantId}/$
 /**
  * The clients besides the event's own whose histories list it: those of the grants a
  * `SessionRevoked` ended (none in events recorded before it listed them), and the one that
- * presented another client's code or refresh token.
+ * presented another client's code or token.
  */
 function otherClients(e: ProjectedEvent): string[] {
   if (e.type === 'SessionRevoked') {
     const grants: Array<{ clientId: string }> = e.data.grants ?? [];
     return [...new Set(grants.map((g) => g.clientId))];
   }
-  if ((e.type === 'CodeRefused' || e.type === 'RefreshRefused') && e.data.presentedBy !== e.data.clientId) return [e.data.presentedBy];
+  if (e.data.presentedBy !== undefined && e.data.presentedBy !== e.data.clientId) return [e.data.presentedBy];
   return [];
 }
 
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 7,
+  version: 8,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [{ fields: ['tenantId', 'sessionId'] }, { fields: ['tenantId', 'sub'] }, { fields: ['tenantId', 'clientId'] }],
   documentId(e) {
@@ -101,8 +102,9 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
         const { sourceIp: _ip, userAgent: _agent, ...anonymous } = meta;
         return { ...anonymous, clientId, data: d };
       }
-      // The presenter of another client's code or token is told only that it was refused, and whose it was.
-      return { ...meta, clientId, data: { clientId: d.clientId, presentedBy: d.presentedBy, reason: d.reason } };
+      // The presenter of another client's code or token is told only that it was refused, and
+      // whose it was (and, of a revocation, which kind of token).
+      return { ...meta, clientId, data: { clientId: d.clientId, presentedBy: d.presentedBy, ...(d.reason ? { reason: d.reason } : { tokenType: d.tokenType }) } };
     }
     const sub = d.sub ?? d.userId;
     return {

@@ -23,14 +23,48 @@ describe('revocation', () => {
     await expect(oauth.processRevocationResponse(res)).resolves.toBeUndefined();
   });
 
-  it("answers another client's token with 200 and leaves it active", async () => {
+  it("refuses another client's live token with 400 invalid_grant, leaves it active, and records the refusal in both clients' histories", async () => {
     const tokens = await rp.tokens();
     const service = await rp.clientCredentials('service');
-    for (const token of [tokens.access_token, tokens.refresh_token!, service.access_token]) await rp.revoke(token, 'third');
-    await rp.revoke(tokens.refresh_token!, 'spa', 'refresh_token');
-    await rp.revoke(tokens.access_token, 'service', 'access_token');
+    const attempts: Array<[string, string]> = [
+      [tokens.access_token, 'third'],
+      [tokens.refresh_token!, 'third'],
+      [service.access_token, 'third'],
+      [tokens.refresh_token!, 'spa'],
+      [tokens.access_token, 'service'],
+    ];
+    for (const [token, by] of attempts) {
+      expect(await oauthError(rp.revoke(token, by))).toMatchObject({ status: 400, error: 'invalid_grant', description: 'the token was issued to another client', cacheControl: 'no-store' });
+    }
     for (const token of [tokens.access_token, tokens.refresh_token!, service.access_token]) expect(await rp.active(token)).toBe(true);
     expect((await rp.refresh('web', tokens.refresh_token!)).access_token).toBeTruthy();
+    const { sid } = decodeJwt(tokens.id_token!).payload as { sid: string };
+    const refusals = (entries: HistoryEntry[]) => entries.filter((e) => e.type === 'RevocationRefused').map((e) => ({ actor: e.actor, ...e.data }));
+    const [jti, serviceJti] = [tokens.access_token, service.access_token].map((t) => decodeJwt(t).payload.jti);
+    const byThird = { actor: 'client:third', presentedBy: 'third' };
+    expect(refusals(await history({ sessionId: sid }))).toEqual([
+      expect.objectContaining({ ...byThird, clientId: 'web', tokenType: 'access_token', jti }),
+      expect.objectContaining({ ...byThird, clientId: 'web', tokenType: 'refresh_token', refreshHash: expect.stringContaining('sha256:') }),
+      expect.objectContaining({ actor: 'client:spa', presentedBy: 'spa', clientId: 'web', tokenType: 'refresh_token' }),
+      expect.objectContaining({ actor: 'client:service', presentedBy: 'service', clientId: 'web', tokenType: 'access_token', jti }),
+    ]);
+    expect(refusals(await history({ clientId: 'service' }))).toContainEqual(expect.objectContaining({ ...byThird, clientId: 'service', tokenType: 'access_token', jti: serviceJti }));
+    // The presenter's history says only whose token it was, and which kind.
+    expect(refusals(await history({ clientId: 'third' })).slice(-3)).toEqual([
+      { ...byThird, clientId: 'web', tokenType: 'access_token' },
+      { ...byThird, clientId: 'web', tokenType: 'refresh_token' },
+      { ...byThird, clientId: 'service', tokenType: 'access_token' },
+    ]);
+  });
+
+  it("answers another client's token that has already ended with 200, and records nothing", async () => {
+    const tokens = await rp.tokens();
+    const service = await rp.clientCredentials('service');
+    await rp.revoke(tokens.refresh_token!);
+    await rp.revoke(service.access_token, 'service');
+    const before = (await history({ clientId: 'third' })).length;
+    for (const token of [tokens.access_token, tokens.refresh_token!, service.access_token]) await rp.revoke(token, 'third');
+    expect(await history({ clientId: 'third' })).toHaveLength(before);
   });
 
   it("revoking a refresh token ends its grant: the grant's access tokens become inactive, the browser session and its other grants stay", async () => {

@@ -1,5 +1,6 @@
 import { Controller, Header, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { REVOCATION_REFUSAL } from '../../domain/session/session.decider.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
@@ -8,6 +9,7 @@ import { Turns } from '../../shared/turns.js';
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
 import { requireClientOrigin } from '../cors.js';
 import { formParams } from '../form-request.js';
+import { InvalidGrant } from '../oauth-errors.js';
 import { required } from '../params.js';
 import { artefactHash, SessionCommands, sessionOf } from '../sessions/session-commands.js';
 import { TokenInspector } from '../tokens/token-inspector.js';
@@ -15,7 +17,9 @@ import { originOf } from '../../shared/request-origin.js';
 
 /**
  * RFC 7009 revocation of the client's own tokens. Revoking a refresh token ends its grant
- * (the tokens issued with it); unknown, foreign or already invalid tokens get 200 all the same (§2.2).
+ * (the tokens issued with it); unknown or already invalid tokens get 200 all the same (§2.2),
+ * and a live token of another client is refused with invalid_grant (§2.1; RFC 6749 §5.2 names
+ * a grant "issued to another client" so).
  */
 @Controller(':tenant')
 export class RevokeController {
@@ -45,19 +49,27 @@ export class RevokeController {
     // A refresh token is decided on its session's stream, which knows every one it issued.
     const sessionId = sessionOf(token);
     if (sessionId) {
-      await this.sessions.run(tenantId, sessionId, { kind: 'RevokeRefreshToken', refreshHash: artefactHash(token), clientId: client.clientId, now: this.clock.seconds() }, actor, { origin });
-      return '';
+      const { events } = await this.sessions.run(tenantId, sessionId, { kind: 'RevokeRefreshToken', refreshHash: artefactHash(token), clientId: client.clientId, now: this.clock.seconds() }, actor, { origin });
+      return refusedIfAny(events);
     }
     const found = await this.inspector.inspect(tenantId, token, 'access_token');
-    if (!found?.active || found.token.clientId !== client.clientId) return '';
+    if (!found?.active) return '';
+    const t = found.token;
+    const owner = t.clientId!;
+    if (owner !== client.clientId) {
+      // Refused and recorded on the owner's streams, like a revocation: another client holds the token.
+      if (t.sessionId) return refusedIfAny((await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId, owner }, actor, { origin })).events);
+      const refusal = { tenantId, clientId: owner, presentedBy: client.clientId, tokenType: 'access_token' as const, jti: t.jti };
+      await this.aggregates.record(streams.clientTokens(tenantId, owner), [{ type: 'RevocationRefused', data: refusal }], { tenantId, actor, now: this.clock.now(), ...origin });
+      throw new InvalidGrant(REVOCATION_REFUSAL);
+    }
     // A token ends once: revocations of one token take turns, and each looks again (the views
     // have then seen the one before) whether the token is still active.
-    const endTurn = await this.turns.take(`${tenantId} ${found.token.jti}`);
+    const endTurn = await this.turns.take(`${tenantId} ${t.jti}`);
     try {
       if (!(await this.inspector.inspect(tenantId, token, 'access_token'))?.active) return '';
-      const t = found.token;
       if (t.sessionId) {
-        await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId }, actor, { origin });
+        await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId, owner }, actor, { origin });
       } else {
         await this.aggregates.record(
           streams.clientTokens(tenantId, client.clientId),
@@ -70,4 +82,10 @@ export class RevokeController {
     }
     return '';
   }
+}
+
+/** RFC 7009 §2.1: a live token of another client is refused (the refusal is on record). */
+function refusedIfAny(events: ReadonlyArray<{ type: string }>): string {
+  if (events.some((e) => e.type === 'RevocationRefused')) throw new InvalidGrant(REVOCATION_REFUSAL);
+  return '';
 }

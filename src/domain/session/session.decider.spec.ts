@@ -88,7 +88,7 @@ describe('session decider', () => {
   });
 
   it('records no TokenRevoked for an access token whose session or grant has already ended', () => {
-    const revokeAccess = { kind: 'RevokeAccessToken' as const, jti: 'j', grantId: 'g', clientId: 'web' };
+    const revokeAccess = { kind: 'RevokeAccessToken' as const, jti: 'j', grantId: 'g', clientId: 'web', owner: 'web' };
     expect(types(given(redeemed).when(revokeAccess))).toEqual(['TokenRevoked']);
     expect(given(given(redeemed).after({ kind: 'EndSession', reason: 'logout' })).when(revokeAccess)).toEqual([]);
     expect(given(given(redeemed).after(redeem())).when(revokeAccess)).toEqual([]);
@@ -267,6 +267,24 @@ describe('session decider', () => {
     expect(given(rotated).when(rotate('r1', 'r3', { clientId: 'other' }))).toEqual([
       { type: 'RefreshRefused', data: expect.objectContaining({ clientId: 'web', presentedBy: 'other', reason: 'other_client' }) },
     ]);
+  });
+
+  it("refuses, and records, another client's revocation of a live token; a dead token's is accepted and records nothing", () => {
+    const refreshByOther = { kind: 'RevokeRefreshToken' as const, refreshHash: 'r1', clientId: 'other', now: 200 };
+    const accessByOther = { kind: 'RevokeAccessToken' as const, jti: 'j', grantId: 'g', clientId: 'other', owner: 'web' };
+    const refused = [...given(redeemed).when(refreshByOther), ...given(redeemed).when(accessByOther)];
+    expect(refused).toEqual([
+      { type: 'RevocationRefused', data: { tenantId: 't', sessionId: 's', userId: 'u', grantId: 'g', clientId: 'web', presentedBy: 'other', tokenType: 'refresh_token', refreshHash: 'r1' } },
+      { type: 'RevocationRefused', data: { tenantId: 't', sessionId: 's', userId: 'u', grantId: 'g', clientId: 'web', presentedBy: 'other', tokenType: 'access_token', jti: 'j' } },
+    ]);
+    // Refusals change nothing: the owner still revokes.
+    expect(types(given([...redeemed, ...refused]).when({ ...refreshByOther, clientId: 'web' }))).toEqual(['TokenRevoked', 'GrantRevoked']);
+    // Once the token could no longer be used (expired, its grant or session ended), it is accepted.
+    expect(given(redeemed).when({ ...refreshByOther, now: 1000 })).toEqual([]);
+    const revoked = given(given(redeemed).after({ kind: 'RevokeRefreshToken', refreshHash: 'r1', clientId: 'web', now: 200 }));
+    expect([...revoked.when(refreshByOther), ...revoked.when(accessByOther)]).toEqual([]);
+    const ended = given(given(redeemed).after({ kind: 'EndSession', reason: 'logout' }));
+    expect([...ended.when(refreshByOther), ...ended.when(accessByOther)]).toEqual([]);
   });
 
   it('never widens scope on refresh and refuses expired refresh tokens', () => {

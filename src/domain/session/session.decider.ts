@@ -50,7 +50,8 @@ export type SessionCommand =
   | { kind: 'IssueCode'; code: Omit<CodeIssued['data'], 'tenantId' | 'sessionId' | 'userId' | 'authTime'> }
   | { kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string | undefined; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule }
   | { kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec }
-  | { kind: 'RevokeAccessToken'; jti: string; grantId?: string; clientId: string }
+  /** `clientId` presents the token, which was issued to `owner`. */
+  | { kind: 'RevokeAccessToken'; jti: string; grantId?: string; clientId: string; owner: string }
   | { kind: 'RevokeRefreshToken'; refreshHash: string; clientId: string; now: number }
   | { kind: 'EndSession'; reason: SessionEndReason };
 
@@ -413,6 +414,8 @@ export const REFUSAL: Record<CodeRefused['data']['reason'], string> = {
 };
 /** What a refresh token presented by another client is answered with. */
 export const REFRESH_REFUSAL = 'the refresh token was issued to another client';
+/** What a revocation of another client's live token is answered with (RFC 7009 §2.1). */
+export const REVOCATION_REFUSAL = 'the token was issued to another client';
 
 function requireLive(state: SessionState, code: 'code_invalid' | 'refresh_invalid'): void {
   if (!state.started) throw new DomainError(code, 'unknown session');
@@ -527,11 +530,15 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'RevokeAccessToken':
         // A token that has already ended with its session or grant ends only once.
         if (!s.started || s.revoked || (c.grantId !== undefined && s.revokedGrants.includes(c.grantId))) return [];
+        if (c.owner !== c.clientId) return [{ type: 'RevocationRefused', data: { ...ids, grantId: c.grantId, clientId: c.owner, presentedBy: c.clientId, tokenType: 'access_token', jti: c.jti } }];
         return [{ type: 'TokenRevoked', data: { ...ids, grantId: c.grantId, clientId: c.clientId, tokenType: 'access_token', jti: c.jti, reason: 'revocation_request' } }];
       case 'RevokeRefreshToken': {
         const rt = findRefresh(s, c.refreshHash);
-        // RFC 7009 §2.2: a token the client does not own, or already invalid (expired included), is silently accepted.
-        if (!rt || rt.clientId !== c.clientId || s.revoked || s.revokedGrants.includes(rt.grantId) || c.now >= rt.expiresAt) return [];
+        // RFC 7009 §2.2: a token already invalid (expired included) is silently accepted.
+        if (!rt || s.revoked || s.revokedGrants.includes(rt.grantId) || c.now >= rt.expiresAt) return [];
+        if (rt.clientId !== c.clientId) {
+          return [{ type: 'RevocationRefused', data: { ...ids, grantId: rt.grantId, clientId: rt.clientId, presentedBy: c.clientId, tokenType: 'refresh_token', refreshHash: c.refreshHash } }];
+        }
         // RFC 7009 §2.1: with it go the tokens of the same grant; the browser session and the
         // grants of other clients (or other sign-ins) in it are not the client's to end.
         return [
@@ -605,6 +612,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'RefreshReplayed':
       case 'CodeRefused':
       case 'RefreshRefused':
+      case 'RevocationRefused':
         return s;
       default:
         return assertNever(e);

@@ -132,6 +132,26 @@ export type RefreshRefused = DomainEvent<
   { tenantId: string; sessionId: string; userId: string; grantId: string; refreshHash: string; clientId: string; presentedBy: string; reason: 'other_client' }
 >;
 
+/**
+ * Another client (`presentedBy`) asked to revoke a live token of this one (`clientId`) and was
+ * refused (RFC 7009 §2.1); nothing changes. `sessionId`, `grantId` and `userId` for a user's
+ * token, none for a client's own.
+ */
+export type RevocationRefused = DomainEvent<
+  'RevocationRefused',
+  {
+    tenantId: string;
+    sessionId?: string;
+    userId?: string;
+    grantId?: string;
+    clientId: string;
+    presentedBy: string;
+    tokenType: 'access_token' | 'refresh_token';
+    jti?: string;
+    refreshHash?: string;
+  }
+>;
+
 export type SessionEvent =
   | SessionStarted
   | UserAuthenticated
@@ -144,6 +164,7 @@ export type SessionEvent =
   | RefreshRotated
   | RefreshReplayed
   | RefreshRefused
+  | RevocationRefused
   | TokenRevoked
   | GrantRevoked
   | SessionRevoked;
