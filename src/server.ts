@@ -9,6 +9,7 @@ import { clientError, frameworkError, OAuthExceptionFilter } from './auth/oauth-
 import { BootstrapService } from './central/bootstrap/bootstrap.service.js';
 import { CONFIG, type Config } from './config.js';
 import { uuidV7 } from './infrastructure/crypto/hashing.js';
+import { parseFormBody, parseQuery } from './auth/urlencoded.js';
 
 const LOG_LEVELS: Record<Config['logLevel'], LogLevel[]> = {
   error: ['fatal', 'error'],
@@ -50,10 +51,13 @@ export async function startServer({
     // is served (with `Connection: close`), not refused with Fastify's own 503 body, which is
     // no OAuth error; the store closes only after the last answer.
     return503OnClosing: false,
+    // Queries and form bodies are read strictly (see urlencoded.ts).
+    routerOptions: { querystringParser: parseQuery },
   });
   // Colour codes only for a terminal: a log collector would keep them as text.
   const logger = new ConsoleLogger({ logLevels: LOG_LEVELS[logLevel], json: logFormat === 'json', colors: logFormat === 'text' && process.stdout.isTTY === true && !process.env.NO_COLOR });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger });
+  app.useBodyParser('application/x-www-form-urlencoded', undefined, parseFormBody);
   const fastify = app.getHttpAdapter().getInstance();
   const routes = new RouteMethods();
   fastify.addHook('onRoute', (route) => routes.add(route.url, route.method));

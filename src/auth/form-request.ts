@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { InvalidRequest, UnsupportedContentEncoding } from './oauth-errors.js';
+import { InvalidRequest } from './oauth-errors.js';
 import { type Params, readParams } from './params.js';
+import { requireUncompressed } from './urlencoded.js';
 
 /** The form body of a POST to an OAuth endpoint (RFC 6749 §3.2: application/x-www-form-urlencoded only). */
 export function formParams(req: FastifyRequest): Params {
@@ -9,9 +10,7 @@ export function formParams(req: FastifyRequest): Params {
 
 /** The parsed body of a POST, once its headers say it is a form. */
 export function formBody(req: FastifyRequest): unknown {
-  const encoding = req.headers['content-encoding'];
-  // RFC 9110 §8.4: a compressed body read as a form would be garbage; say why instead.
-  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') throw new UnsupportedContentEncoding('the body must not be compressed (Content-Encoding)');
+  requireUncompressed(req);
   const type = req.headers['content-type'] ?? '';
   if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) throw new InvalidRequest('the body must be application/x-www-form-urlencoded');
   return req.body;

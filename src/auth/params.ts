@@ -1,4 +1,5 @@
 import { InvalidRequest, InvalidScope } from './oauth-errors.js';
+import { MALFORMED } from './urlencoded.js';
 
 export type Params = Record<string, string | undefined>;
 
@@ -34,6 +35,7 @@ function collect(sources: unknown[], repeated?: string[]): Params {
   for (const source of sources) {
     if (source === undefined || source === null) continue;
     if (typeof source !== 'object') throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
+    if (MALFORMED in source) throw new InvalidRequest('the query is not valid percent-encoded UTF-8');
     for (const [k, raw] of Object.entries(source as Record<string, unknown>)) {
       if (Array.isArray(raw) || (out[k] !== undefined && raw !== '')) {
         if (!repeated) throw repeatedParameter(k);

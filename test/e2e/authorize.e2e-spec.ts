@@ -127,6 +127,15 @@ describe('requests that must not be sent back to the client', () => {
     await expectErrorPage(await rp.browser().get(`${url}&response_mode=query&response_mode=form_post`));
   });
 
+  it('shows a 400 page for a query or body that is not percent-encoded UTF-8: a state it cannot read, it cannot send back as sent', async () => {
+    const withoutState = withParam((await rp.request()).url, 'state', undefined);
+    for (const state of ['%zz', '%ff', 'caf%E9']) await expectErrorPage(await rp.browser().get(`${withoutState}&state=${state}`));
+    const query = new URL(withoutState).search.slice(1);
+    const post = (type: string, body: string) => contract.fetch(rp.as.authorization_endpoint!, { method: 'POST', headers: { 'content-type': type }, body });
+    await expectErrorPage(await post('application/x-www-form-urlencoded', `${query}&state=%zz`));
+    await expectErrorPage(await post('application/x-www-form-urlencoded; charset=ISO-8859-1', query));
+  });
+
   it('keeps the query of a registered redirect URI as written (RFC 6749 §3.1.2)', async () => {
     const url = new URL(`${server.issuer('idle')}/authorize`);
     const params = { response_type: 'code', client_id: 'query', redirect_uri: QUERY_REDIRECT, scope: 'openid', code_challenge: 'A'.repeat(43), code_challenge_method: 'S256', prompt: 'none', state: 'a b' };

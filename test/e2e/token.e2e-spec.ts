@@ -137,13 +137,33 @@ describe('malformed requests and unsupported grants', () => {
     expect(identity.status).toBe(200);
   });
 
-  it('answers parameters in the query string with invalid_request', async () => {
-    const res = await contract.fetch(`${rp.issuer}/token?grant_type=client_credentials`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic('service', SERVICE_SECRET) },
-      body: 'grant_type=client_credentials',
-    });
-    expect((await jsonOf(res)).body.error).toBe('invalid_request');
+  it("ignores unknown parameters in the endpoint's query, and refuses a token request's own parameters there (RFC 6749 §3.1, §3.2)", async () => {
+    const post = (query: string) =>
+      contract.fetch(`${rp.issuer}/token${query}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic('service', SERVICE_SECRET) },
+        body: 'grant_type=client_credentials',
+      });
+    expect((await post('?tracking=1&__proto__=x')).status).toBe(200);
+    for (const query of ['?grant_type=client_credentials', '?x=1&client_secret=s3cret']) {
+      expect(await jsonOf(await post(query))).toMatchObject({ status: 400, body: { error: 'invalid_request', error_description: expect.stringMatching(/belongs in the request body/) } });
+    }
+  });
+
+  it('reads the body as UTF-8 only: another charset, bytes that are not UTF-8 and broken percent-escapes get invalid_request', async () => {
+    const post = (body: string | Uint8Array, type = 'application/x-www-form-urlencoded') =>
+      contract.fetch(`${rp.issuer}/token`, { method: 'POST', headers: { 'content-type': type, authorization: basic('service', SERVICE_SECRET) }, body });
+    const form = 'grant_type=client_credentials';
+    expect((await post(form, 'application/x-www-form-urlencoded; charset=UTF-8')).status).toBe(200);
+    expect((await post(`${form}&__proto__=1&constructor=2`)).status).toBe(200);
+    for (const [body, type] of [
+      [form, 'application/x-www-form-urlencoded; charset=ISO-8859-1'],
+      [Buffer.concat([Buffer.from(`${form}&x=caf`), Buffer.from([0xe9])]), undefined],
+      [`${form}&x=caf%E9`, undefined],
+      [`${form}&x=%zz`, undefined],
+    ] as const) {
+      expect(await jsonOf(await post(typeof body === 'string' ? body : new Uint8Array(body), type))).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    }
   });
 
   it('answers a repeated parameter with invalid_request', async () => {

@@ -9,6 +9,9 @@ import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../oau
 import { type Grant, GRANTS, type TokenResponse } from './grant.js';
 import { originOf } from '../../shared/request-origin.js';
 
+/** The parameters a token request may carry (in its body). */
+const TOKEN_REQUEST_PARAMETERS = ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'client_id', 'client_secret', 'client_assertion', 'client_assertion_type'];
+
 /** RFC 6749 §3.2 token endpoint, at `/token` and `/oauth/token`. */
 @Controller(':tenant')
 export class TokenController {
@@ -29,7 +32,10 @@ export class TokenController {
   @Header('pragma', 'no-cache')
   async token(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
     const tenant = await this.directory.requireTenant(tenantId);
-    if (req.query && Object.keys(req.query).length) throw new InvalidRequest('parameters belong in the request body');
+    // RFC 6749 §3.2: the endpoint's URL may carry a query, whose unknown parameters are ignored
+    // (§3.1); a token request's own parameters there (where URLs get logged) are refused.
+    const misplaced = TOKEN_REQUEST_PARAMETERS.find((name) => Object.hasOwn(req.query as object, name));
+    if (misplaced) throw new InvalidRequest(`${misplaced} belongs in the request body, not the query`);
     const params = formParams(req);
     const origin = originOf(req);
     const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true, endpoint: 'token', origin });
