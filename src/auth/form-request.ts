@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { InvalidRequest } from './oauth-errors.js';
+import { InvalidRequest, type OAuthError } from './oauth-errors.js';
 import { type Params, readParams } from './params.js';
 import { requireUncompressed } from './urlencoded.js';
 
@@ -14,4 +14,18 @@ export function formBody(req: FastifyRequest): unknown {
   const type = req.headers['content-type'] ?? '';
   if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) throw new InvalidRequest('the body must be application/x-www-form-urlencoded');
   return req.body;
+}
+
+/**
+ * The request's Authorization header. Node keeps the first of several, but two are two sets of
+ * credentials in one request, of which the server would silently pick one (the field takes
+ * one value, RFC 9110 §11.6.2): refused with `refused`'s error.
+ */
+export function authorizationOf(req: FastifyRequest, refused: (description: string) => OAuthError = (d) => new InvalidRequest(d)): string | undefined {
+  const raw = req.raw.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization' && ++seen > 1) throw refused('send a single Authorization header');
+  }
+  return req.headers.authorization;
 }

@@ -629,13 +629,13 @@ describe('the login form', () => {
     return /<p class="error"[^>]*>([^<]*)<\/p>/.exec(html)?.[1] ?? '';
   }
 
-  it('answers a wrong password and an unknown user with the same 401 page that does not say which part was wrong', async () => {
+  it('answers a wrong password and an unknown user with the same 400 page that does not say which part was wrong', async () => {
     const browser = rp.browser();
     const form = await loginPage(browser);
     const wrongPassword = await browser.post(form.action, { ...form.fields, username: 'alice', password: 'not the password' });
     const unknownUser = await browser.post(form.action, { ...form.fields, username: 'mallory', password: ALICE_PASSWORD });
-    expect(wrongPassword.status).toBe(401);
-    expect(unknownUser.status).toBe(401);
+    expect(wrongPassword.status).toBe(400);
+    expect(unknownUser.status).toBe(400);
     const [a, b] = [await wrongPassword.text(), await unknownUser.text()];
     expect(errorText(a)).toBeTruthy();
     expect(errorText(a)).toBe(errorText(b));
@@ -655,7 +655,7 @@ describe('the login form', () => {
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
       const res = await browser.post(form.action, { ...form.fields, username: ALICE_PASSWORD, password: 'x' });
-      expect(res.status).toBe(401);
+      expect(res.status).toBe(400);
       ids.push(res.headers.get('x-request-id')!);
     }
     const failures = await recorded('loginfailures-acme', ids);
@@ -674,7 +674,7 @@ describe('the login form', () => {
     for (let batch = 0; batch < 7; batch++) {
       const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => browser.post(form.action, { ...form.fields, username: `nobody-${batch}-${i}`, password: 'x' })));
       for (const res of answers) {
-        expect(res.status).toBe(401);
+        expect(res.status).toBe(400);
         ids.push(res.headers.get('x-request-id')!);
       }
     }
@@ -708,7 +708,7 @@ describe('the login form', () => {
     const browser = rp.browser();
     const form = await loginPage(browser);
     const res = await browser.post(form.action, { ...form.fields, username: 'bob', password: 'not it' });
-    expect(res.status).toBe(401);
+    expect(res.status).toBe(400);
     const bob = (await server.app.get<ReadStore>(READ_STORE).find<{ userId: string }>('users', { tenantId: 'acme', username: 'bob' }))[0];
     const [failed] = await recorded(`user-acme.${bob.userId}`, [res.headers.get('x-request-id')!]);
     expect(failed).toMatchObject({ type: 'LoginFailed', data: { reason: 'bad_password', userId: bob.userId, clientId: 'web' }, metadata: { actor: 'anonymous', sourceIp: '127.0.0.1', userAgent: Browser.USER_AGENT } });
@@ -720,7 +720,7 @@ describe('the login form', () => {
     const browser = rp.browser();
     const form = await loginPage(browser);
     const post = (username: string, password: string) => browser.post(form.action, { ...form.fields, username, password });
-    for (let i = 0; i < 5; i++) expect((await post('bob', 'guess')).status).toBe(401);
+    for (let i = 0; i < 5; i++) expect((await post('bob', 'guess')).status).toBe(400);
     // Even the right password waits: it is not even checked.
     const held = await post('bob', BOB_PASSWORD);
     expect(held.status).toBe(429);
@@ -732,7 +732,7 @@ describe('the login form', () => {
     // A username that does not exist is held up alike, so the wait tells nothing; and parallel
     // guesses take turns, so they cannot all slip in before the first one fails.
     const guesses = await Promise.all(Array.from({ length: 8 }, () => post('nobody-here', 'guess')));
-    expect(guesses.map((r) => r.status).sort()).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    expect(guesses.map((r) => r.status).sort()).toEqual([400, 400, 400, 400, 400, 429, 429, 429]);
     // Once the wait is over the right password signs in, and the count starts again; parallel
     // sign-ins with the right password all pass (attempts take turns, none counts as failed early).
     await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -741,7 +741,7 @@ describe('the login form', () => {
     expect(parallel.map((s) => s.res.status)).toEqual(Array(8).fill(302));
     const other = rp.browser();
     const again = await loginPage(other);
-    expect((await other.post(again.action, { ...again.fields, username: 'bob', password: 'guess' })).status).toBe(401);
+    expect((await other.post(again.action, { ...again.fields, username: 'bob', password: 'guess' })).status).toBe(400);
   });
 
   it("does not hold up a browser that signed in as the username before (device cookie), while others' guesses wait", async () => {
@@ -764,7 +764,7 @@ describe('the login form', () => {
     const theirs = await rp.signIn(alices, { username: 'bob', password: BOB_PASSWORD, extra: { prompt: 'login' } });
     expect(theirs.res.status).toBe(429);
     // A device that fails five times itself is trusted no more: it then waits like anyone (OWASP).
-    for (let i = 0; i < 5; i++) expect((await rp.signIn(own, { username: 'bob', password: 'guess', extra: { prompt: 'login' } })).res.status).toBe(401);
+    for (let i = 0; i < 5; i++) expect((await rp.signIn(own, { username: 'bob', password: 'guess', extra: { prompt: 'login' } })).res.status).toBe(400);
     expect((await rp.signIn(own, { username: 'bob', password: BOB_PASSWORD, extra: { prompt: 'login' } })).res.status).toBe(429);
     // Once the wait is over, bob signing in elsewhere clears the count for the tests after this one.
     await new Promise((resolve) => setTimeout(resolve, 1100));

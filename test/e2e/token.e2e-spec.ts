@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import * as oauth from 'oauth4webapi';
 import { sessionEvents, tokenHistory } from '../support/audit.js';
 import { ContractFetch } from '../support/contract-fetch.js';
+import { nodeRequest } from '../support/node-request.js';
 import { basic, decodeJwt, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
 import { REDIRECT, SERVICE_SECRET, startTestServer, type TestServer, THIRD_SECRET, WEB_SECRET } from '../support/server.js';
 
@@ -264,6 +265,19 @@ describe('client authentication', () => {
       expect({ authorization, status, error: body.error }).toEqual({ authorization, status: 401, error: 'invalid_client' });
       expect(headers.get('www-authenticate')).toMatch(/^Basic /);
     }
+  });
+
+  it('refuses Basic credentials that are not base64 (RFC 7617 §2), and two Authorization headers, whichever comes first', async () => {
+    const good = basic('service', SERVICE_SECRET);
+    for (const authorization of [`${good}, Basic garbage`, `${good} trailing`, `${good.slice(0, -2)}*${good.slice(-1)}`]) {
+      expect(await jsonOf(await rp.post('/token', { grant_type: 'client_credentials' }, { authorization }))).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+    }
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    for (const authorization of [[good, basic('service', 'wrong')], [basic('service', 'wrong'), good]]) {
+      const r = await nodeRequest(`${rp.issuer}/token`, 'POST', { ...form, authorization }, 'grant_type=client_credentials');
+      expect({ status: r.status, error: JSON.parse(r.body).error, cacheControl: r.headers['cache-control'] }).toEqual({ status: 400, error: 'invalid_request', cacheControl: 'no-store' });
+    }
+    expect((await nodeRequest(`${rp.issuer}/token`, 'POST', { ...form, authorization: good }, 'grant_type=client_credentials')).status).toBe(200);
   });
 
   it('refuses Basic credentials together with a client_secret in the body', async () => {

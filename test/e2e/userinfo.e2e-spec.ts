@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { endToEnd } from '../support/suite.js';
+import { nodeRequest } from '../support/node-request.js';
 import { decodeJwt, RelyingParty } from '../support/rp.js';
 
 let rp: RelyingParty;
@@ -68,8 +69,18 @@ describe('requests without a usable token', () => {
       expect(r.challenge).toMatch(/^Bearer .*error="invalid_request"/);
       expect(JSON.parse(r.text)).toMatchObject({ error: 'invalid_request' });
     }
-    // The header alone is answered.
+    // The header alone is answered, and so is it beside an empty access_token (an empty parameter is absent, RFC 6749 §3.1).
     expect((await userinfo('/userinfo', { headers: bearer })).status).toBe(200);
+    expect((await userinfo('/userinfo?access_token=', { headers: bearer })).status).toBe(200);
+  });
+
+  it('refuses two Authorization headers with 400 invalid_request, whichever comes first', async () => {
+    for (const authorization of [[`Bearer ${token}`, 'Bearer other'], ['Bearer other', `Bearer ${token}`]]) {
+      const r = await nodeRequest(`${rp.issuer}/userinfo`, 'GET', { authorization });
+      expect(r.status).toBe(400);
+      expect(r.headers['www-authenticate']).toMatch(/^Bearer .*error="invalid_request"/);
+      expect(r.headers['cache-control']).toBe('no-store');
+    }
   });
 
   it('answers another authentication scheme as no token', async () => {

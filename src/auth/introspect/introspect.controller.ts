@@ -2,7 +2,7 @@ import { Controller, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/
 import type { FastifyRequest } from 'fastify';
 import { Directory } from '../../shared/directory.js';
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
-import { formParams } from '../form-request.js';
+import { authorizationOf, formParams } from '../form-request.js';
 import { required } from '../params.js';
 import { type TokenHint, TokenInspector } from '../tokens/token-inspector.js';
 import { originOf } from '../../shared/request-origin.js';
@@ -22,7 +22,7 @@ export class IntrospectController {
   async introspect(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<Record<string, unknown>> {
     await this.directory.requireTenant(tenantId);
     const params = formParams(req);
-    const caller = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: false, endpoint: 'introspect', origin: originOf(req) });
+    const caller = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: false, endpoint: 'introspect', origin: originOf(req) });
     const token = required(params, 'token');
     const found = await this.inspector.inspect(tenantId, token, params.token_type_hint as TokenHint | undefined);
     if (!found?.active) return { active: false };

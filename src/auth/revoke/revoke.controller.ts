@@ -8,7 +8,7 @@ import { Directory } from '../../shared/directory.js';
 import { Turns } from '../../shared/turns.js';
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
 import { requireClientOrigin } from '../cors.js';
-import { formParams } from '../form-request.js';
+import { authorizationOf, formParams } from '../form-request.js';
 import { InvalidGrant } from '../oauth-errors.js';
 import { required } from '../params.js';
 import { artefactHash, SessionCommands, sessionOf } from '../sessions/session-commands.js';
@@ -42,7 +42,7 @@ export class RevokeController {
     await this.directory.requireTenant(tenantId);
     const params = formParams(req);
     const origin = originOf(req);
-    const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true, endpoint: 'revoke', origin });
+    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: true, endpoint: 'revoke', origin });
     requireClientOrigin(req, reply, client, true);
     const token = required(params, 'token');
     const actor = `client:${client.clientId}`;

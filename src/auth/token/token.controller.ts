@@ -4,7 +4,7 @@ import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
 import { requireClientOrigin } from '../cors.js';
-import { formParams } from '../form-request.js';
+import { authorizationOf, formParams } from '../form-request.js';
 import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../oauth-errors.js';
 import { type Grant, GRANTS, type TokenResponse } from './grant.js';
 import { originOf } from '../../shared/request-origin.js';
@@ -38,7 +38,7 @@ export class TokenController {
     if (misplaced) throw new InvalidRequest(`${misplaced} belongs in the request body, not the query`);
     const params = formParams(req);
     const origin = originOf(req);
-    const client = await this.clients.authenticate(tenantId, req.headers.authorization, params, { allowPublic: true, endpoint: 'token', origin });
+    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: true, endpoint: 'token', origin });
     requireClientOrigin(req, reply, client, true);
     const grantType = params.grant_type;
     if (!grantType) throw new InvalidRequest('grant_type is required');

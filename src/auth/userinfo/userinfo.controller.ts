@@ -2,11 +2,13 @@ import { Controller, Get, Header, HttpCode, Inject, Param, Post, Req, Res } from
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Directory } from '../../shared/directory.js';
 import { requireClientOrigin } from '../cors.js';
+import { authorizationOf } from '../form-request.js';
 import { BearerRequired, InsufficientScope, InvalidBearerRequest, InvalidToken } from '../oauth-errors.js';
 import { SCOPE_CLAIMS } from '../scopes.js';
 import { TokenInspector } from '../tokens/token-inspector.js';
 
-const hasParam = (source: unknown, name: string) => typeof source === 'object' && source !== null && Object.hasOwn(source, name);
+/** Whether `source` (a parsed query or body) carries parameter `name`; sent empty, it counts as absent (RFC 6749 §3.1). */
+const hasParam = (source: unknown, name: string) => typeof source === 'object' && source !== null && Object.hasOwn(source, name) && (source as Record<string, unknown>)[name] !== '';
 
 /**
  * OpenID Connect Core §5.3 userinfo. The access token is taken from the Authorization
@@ -35,7 +37,7 @@ export class UserinfoController {
 
   private async userinfo(tenantId: string, req: FastifyRequest, reply: FastifyReply): Promise<Record<string, unknown>> {
     await this.directory.requireTenant(tenantId);
-    const header = req.headers.authorization;
+    const header = authorizationOf(req, (d) => new InvalidBearerRequest(d));
     if (!header || header.slice(0, 7).toLowerCase() !== 'bearer ') throw new BearerRequired('an access token is required in the Authorization header');
     // RFC 6750 §2: one way per request. A token in the query or the body is never used, but
     // sent beside the header it makes the request malformed (§3.1).

@@ -88,7 +88,8 @@ export class LoginController {
     }
     const { user, ok } = attempt;
     if (!user || !ok) {
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 401, 'Wrong username or password.'));
+      // 400, not 401: a form is no HTTP authentication scheme, and a 401 must name one (RFC 9110 §15.5.2).
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 400, 'Wrong username or password.'));
       // Recorded once answered, whoever tried: how long the answer took then says nothing about
       // whether the username exists (a made-up one is not always recorded).
       this.recordFailure(tenantId, request.clientId, user?.userId, username, origin).catch((e: unknown) => this.logger.error(`a failed sign-in was not recorded: ${String(e)}`));
