@@ -9,6 +9,8 @@ import { clientError, frameworkError, OAuthExceptionFilter } from './auth/oauth-
 import { BootstrapService } from './central/bootstrap/bootstrap.service.js';
 import { CONFIG, type Config } from './config.js';
 import { uuidV7 } from './infrastructure/crypto/hashing.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { InvalidRequest } from './auth/oauth-errors.js';
 import { parseFormBody, parseQuery } from './auth/urlencoded.js';
 
 const LOG_LEVELS: Record<Config['logLevel'], LogLevel[]> = {
@@ -53,6 +55,8 @@ export async function startServer({
     return503OnClosing: false,
     // Queries and form bodies are read strictly (see urlencoded.ts).
     routerOptions: { querystringParser: parseQuery },
+    // A request without Host is refused by the hook below, as an OAuth error, not by Node's bare 400.
+    http: { requireHostHeader: false },
   });
   // Colour codes only for a terminal: a log collector would keep them as text.
   const logger = new ConsoleLogger({ logLevels: LOG_LEVELS[logLevel], json: logFormat === 'json', colors: logFormat === 'text' && process.stdout.isTTY === true && !process.env.NO_COLOR });
@@ -65,7 +69,14 @@ export async function startServer({
   // One hook for what every request needs first (each hook costs every request a little).
   fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    const hostError = misplacedHost(req.raw);
+    if (hostError) return done(new InvalidRequest(hostError));
     if (!applyCors(req, reply)) done();
+  });
+  // An Expect other than 100-continue, answered 417 (RFC 9110 §10.1.1) like any other error.
+  fastify.server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify({ error: 'invalid_request', error_description: 'the only expectation met is 100-continue' });
+    res.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', 'x-request-id': uuidV7(), connection: 'close' }).end(body);
   });
   // Closing, the HTTP server closes the connections idle at that moment, and waits for the
   // others. A connection whose request was under way is left open once answered (keep-alive),
@@ -90,4 +101,13 @@ export async function startServer({
 
 export async function stopServer(app: INestApplication): Promise<void> {
   await app.close();
+}
+
+/** Why a request's Host is wrong, if it is: HTTP/1.1 needs exactly one (RFC 9112 §3.2). */
+function misplacedHost(raw: IncomingMessage): string | undefined {
+  if (raw.headers.host === undefined) return raw.httpVersionMajor === 1 && raw.httpVersionMinor === 0 ? undefined : 'the Host header is required';
+  const headers = raw.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < headers.length; i += 2) if (headers[i].length === 4 && headers[i].toLowerCase() === 'host' && ++seen > 1) return 'send a single Host header';
+  return undefined;
 }

@@ -94,6 +94,23 @@ describe('malformed requests and unsupported grants', () => {
     expect(answer).toMatch(/\r\ncache-control: no-store\r\n/i);
     expect(answer).toMatch(/\r\nx-request-id: [0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/i);
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'invalid_request', error_description: 'malformed HTTP request' });
+    // What Node would answer itself with a bare status: no Host or two (RFC 9112 §3.2), an
+    // expectation other than 100-continue (RFC 9110 §10.1.1).
+    const form = 'Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 29\r\nConnection: close';
+    const refusals: Array<[string, string, string]> = [
+      ['', '400', 'the Host header is required'],
+      ['Host: a\r\nHost: b\r\n', '400', 'send a single Host header'],
+      ['Host: x\r\nExpect: teapot\r\n', '417', 'the only expectation met is 100-continue'],
+    ];
+    for (const [headers, status, description] of refusals) {
+      const refused = await raw(`POST /acme/token HTTP/1.1\r\n${headers}${form}\r\n\r\ngrant_type=client_credentials`);
+      expect(refused).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(refused).toMatch(/\r\ncache-control: no-store\r\n/i);
+      expect(refused).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+      expect(JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'invalid_request', error_description: description });
+    }
+    // HTTP/1.0 needs no Host.
+    expect(await raw('GET /acme/.well-known/openid-configuration HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
   });
 
   it('answers another method than POST with 405 and Allow: POST (RFC 9110 §15.5.6); an unknown path stays 404', async () => {
