@@ -55,6 +55,9 @@ export const TOKEN_HISTORY_EVENTS = [
  */
 export const historyKey = (tenantId: string, position: number) => `${tenantId}/${String(position).padStart(20, '0')}`;
 
+/** A code or token presented by another client than its own, refused. */
+const REFUSALS = ['CodeRefused', 'RefreshRefused', 'RevocationRefused'];
+
 /**
  * The clients besides the event's own whose histories list it: those of the grants a
  * `SessionRevoked` ended (none in events recorded before it listed them), and the one that
@@ -65,7 +68,7 @@ function otherClients(e: ProjectedEvent): string[] {
     const grants: Array<{ clientId: string }> = e.data.grants ?? [];
     return [...new Set(grants.map((g) => g.clientId))];
   }
-  if (e.data.presentedBy !== undefined && e.data.presentedBy !== e.data.clientId) return [e.data.presentedBy];
+  if (REFUSALS.includes(e.type) && e.data.presentedBy !== e.data.clientId) return [e.data.presentedBy];
   return [];
 }
 
@@ -104,7 +107,8 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
       }
       // The presenter of another client's code or token is told only that it was refused, and
       // whose it was (and, of a revocation, which kind of token).
-      return { ...meta, clientId, data: { clientId: d.clientId, presentedBy: d.presentedBy, ...(d.reason ? { reason: d.reason } : { tokenType: d.tokenType }) } };
+      const what = e.type === 'RevocationRefused' ? { tokenType: d.tokenType } : { reason: d.reason };
+      return { ...meta, clientId, data: { clientId: d.clientId, presentedBy: d.presentedBy, ...what } };
     }
     const sub = d.sub ?? d.userId;
     return {

@@ -11,6 +11,7 @@ import { CONFIG, type Config } from './config.js';
 import { uuidV7 } from './infrastructure/crypto/hashing.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidRequest } from './auth/oauth-errors.js';
+import { headerLines } from './auth/form-request.js';
 import { parseFormBody, parseQuery } from './auth/urlencoded.js';
 
 const LOG_LEVELS: Record<Config['logLevel'], LogLevel[]> = {
@@ -106,8 +107,5 @@ export async function stopServer(app: INestApplication): Promise<void> {
 /** Why a request's Host is wrong, if it is: HTTP/1.1 needs exactly one (RFC 9112 §3.2). */
 function misplacedHost(raw: IncomingMessage): string | undefined {
   if (raw.headers.host === undefined) return raw.httpVersionMajor === 1 && raw.httpVersionMinor === 0 ? undefined : 'the Host header is required';
-  const headers = raw.rawHeaders;
-  let seen = 0;
-  for (let i = 0; i < headers.length; i += 2) if (headers[i].length === 4 && headers[i].toLowerCase() === 'host' && ++seen > 1) return 'send a single Host header';
-  return undefined;
+  return headerLines(raw, 'host') > 1 ? 'send a single Host header' : undefined;
 }

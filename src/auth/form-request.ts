@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import { InvalidRequest, type OAuthError } from './oauth-errors.js';
 import { type Params, readParams } from './params.js';
 import { requireUncompressed } from './urlencoded.js';
@@ -22,10 +23,14 @@ export function formBody(req: FastifyRequest): unknown {
  * one value, RFC 9110 §11.6.2): refused with `refused`'s error.
  */
 export function authorizationOf(req: FastifyRequest, refused: (description: string) => OAuthError = (d) => new InvalidRequest(d)): string | undefined {
-  const raw = req.raw.rawHeaders;
-  let seen = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization' && ++seen > 1) throw refused('send a single Authorization header');
-  }
+  if (headerLines(req.raw, 'authorization') > 1) throw refused('send a single Authorization header');
   return req.headers.authorization;
+}
+
+/** How many lines of the request carry header `name` (lower case): Node keeps only the first of some. */
+export function headerLines(raw: IncomingMessage, name: string): number {
+  const headers = raw.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < headers.length; i += 2) if (headers[i].length === name.length && headers[i].toLowerCase() === name) seen++;
+  return seen;
 }

@@ -8,10 +8,11 @@ describe('application/x-www-form-urlencoded', () => {
   });
 
   it('takes __proto__ and constructor as parameters like any other', () => {
-    const fields = parseUrlencoded('__proto__=1&constructor=2')!;
-    expect(Object.keys(fields)).toEqual(['__proto__', 'constructor']);
+    const fields = parseUrlencoded('__proto__=1&constructor=2&__proto__[polluted]=x')!;
+    expect(Object.keys(fields)).toEqual(['__proto__', 'constructor', '__proto__[polluted]']);
     expect(fields.__proto__).toBe('1');
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(fields)).toBeNull();
+    expect(Object.prototype).not.toHaveProperty('polluted');
   });
 
   it.each(['state=%zz', 'state=%', 'state=%e9', 'caf%E9=1', 'state=%C3'])('refuses %s: not percent-encoded UTF-8', (text) => {

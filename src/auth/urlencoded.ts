@@ -39,6 +39,17 @@ function decode(s: string): string | undefined {
   }
 }
 
+/**
+ * Whether the request's query carries parameter `name` (sent empty, it counts as absent, RFC
+ * 6749 §3.1), for an endpoint that refuses it there. A query that cannot be read is refused:
+ * it could hide it.
+ */
+export function queryHas(req: FastifyRequest, name: string): boolean {
+  const query = req.query as FormFields;
+  if (MALFORMED in query) throw new InvalidRequest('the query is not valid percent-encoded UTF-8');
+  return Object.hasOwn(query, name) && query[name] !== '';
+}
+
 /** Fastify's query parser. A URL is ASCII (RFC 3986 §2); a query that is not, or does not parse, is MALFORMED. */
 export function parseQuery(query: string): FormFields {
   // eslint-disable-next-line no-control-regex
@@ -46,14 +57,21 @@ export function parseQuery(query: string): FormFields {
   return fields ?? Object.assign(Object.create(null) as FormFields, { [MALFORMED]: true });
 }
 
+/** A byte beyond ASCII, raw or percent-escaped. */
+const NOT_ASCII = /[^\x00-\x7f]|%[89a-f]/i;
+
 /**
- * The parser of form bodies (Nest passes what it throws to `done`): UTF-8 only, so a body in
- * another charset, or whose bytes are not UTF-8, is refused.
+ * The parser of form bodies (Nest passes what it throws to `done`): UTF-8 only, so a body
+ * whose bytes are not UTF-8, or one beyond ASCII in another charset, is refused.
  */
 export function parseFormBody(req: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void): void {
   requireUncompressed(req);
-  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.headers['content-type'] ?? '')?.[1];
-  if (charset !== undefined && charset.toLowerCase() !== 'utf-8') throw new InvalidRequest('the body must be UTF-8 (charset=utf-8)');
+  // A body labelled with another charset reads the same as UTF-8 while it is ASCII, escapes
+  // included; beyond that it would be read as other text than was sent.
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && NOT_ASCII.test(body.toString('latin1'))) {
+    throw new InvalidRequest('the body must be UTF-8 (charset=utf-8)');
+  }
   const fields = isUtf8(body) ? parseUrlencoded(body.toString('utf8')) : undefined;
   if (!fields) throw new InvalidRequest('the body is not valid application/x-www-form-urlencoded UTF-8');
   done(null, fields);

@@ -163,8 +163,8 @@ describe('malformed requests and unsupported grants', () => {
         body: 'grant_type=client_credentials',
       });
     expect((await post('?tracking=1&__proto__=x')).status).toBe(200);
-    for (const query of ['?grant_type=client_credentials', '?x=1&client_secret=s3cret']) {
-      expect(await jsonOf(await post(query))).toMatchObject({ status: 400, body: { error: 'invalid_request', error_description: expect.stringMatching(/belongs in the request body/) } });
+    for (const query of ['?grant_type=client_credentials', '?x=1&client_secret=s3cret', '?client_secret=s3cret&x=%zz']) {
+      expect(await jsonOf(await post(query))).toMatchObject({ status: 400, body: { error: 'invalid_request', error_description: expect.stringMatching(/belongs in the request body|not valid percent-encoded/) } });
     }
   });
 
@@ -174,8 +174,10 @@ describe('malformed requests and unsupported grants', () => {
     const form = 'grant_type=client_credentials';
     expect((await post(form, 'application/x-www-form-urlencoded; charset=UTF-8')).status).toBe(200);
     expect((await post(`${form}&__proto__=1&constructor=2`)).status).toBe(200);
+    // ASCII reads the same in any charset; beyond it, only UTF-8 is read.
+    expect((await post(`${form}&x=%3D`, 'application/x-www-form-urlencoded; charset=ISO-8859-1')).status).toBe(200);
     for (const [body, type] of [
-      [form, 'application/x-www-form-urlencoded; charset=ISO-8859-1'],
+      [`${form}&x=caf%C3%A9`, 'application/x-www-form-urlencoded; charset=ISO-8859-1'],
       [Buffer.concat([Buffer.from(`${form}&x=caf`), Buffer.from([0xe9])]), undefined],
       [`${form}&x=caf%E9`, undefined],
       [`${form}&x=%zz`, undefined],

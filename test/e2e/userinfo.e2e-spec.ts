@@ -69,6 +69,9 @@ describe('requests without a usable token', () => {
       expect(r.challenge).toMatch(/^Bearer .*error="invalid_request"/);
       expect(JSON.parse(r.text)).toMatchObject({ error: 'invalid_request' });
     }
+    // A query that cannot be read could hide one.
+    const unreadable = await userinfo(`/userinfo?access_token=${encodeURIComponent(token)}&x=%zz`, { headers: bearer });
+    expect({ status: unreadable.status, error: JSON.parse(unreadable.text).error }).toEqual({ status: 400, error: 'invalid_request' });
     // The header alone is answered, and so is it beside an empty access_token (an empty parameter is absent, RFC 6749 §3.1).
     expect((await userinfo('/userinfo', { headers: bearer })).status).toBe(200);
     expect((await userinfo('/userinfo?access_token=', { headers: bearer })).status).toBe(200);
