@@ -9,7 +9,7 @@ import { LogoutController } from './logout/logout.controller.js';
 import { MetadataController } from './metadata/metadata.controller.js';
 import { RevokeController } from './revoke/revoke.controller.js';
 import { BrowserSessions } from './sessions/browser-session.js';
-import { SessionCommands } from './sessions/session-commands.js';
+import { Refusals, SessionCommands } from './sessions/session-commands.js';
 import { GRANTS } from './token/grant.js';
 import { AuthorizationCodeGrant } from './token/grants/authorization-code.grant.js';
 import { ClientCredentialsGrant } from './token/grants/client-credentials.grant.js';
@@ -32,6 +32,7 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     ClientAuthenticator,
     BrowserSessions,
     SessionCommands,
+    Refusals,
     TokenIssuer,
     TokenInspector,
   ],

@@ -14,6 +14,12 @@ export class FailureBudget {
 
   constructor(private readonly perMinute: number) {}
 
+  /** Whether a failure of `key` would be recorded now (spends nothing). */
+  open(key: string, now: number): boolean {
+    const last = this.keys.get(key);
+    return !last || now - last.since >= WINDOW_MS || last.recorded < this.perMinute;
+  }
+
   /** Whether to record this failure, and if so how many went unrecorded since the last one recorded. */
   spend(key: string, now: number): { record: false } | { record: true; unrecordedBefore: number } {
     const last = this.keys.get(key);

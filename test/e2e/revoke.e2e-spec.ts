@@ -57,6 +57,19 @@ describe('revocation', () => {
     ]);
   });
 
+  it("records at most ten of one client's refused presentations a minute, answering the others alike", async () => {
+    const tokens = await rp.tokens();
+    const service = await rp.clientCredentials('service');
+    const { sid } = decodeJwt(tokens.id_token!).payload as { sid: string };
+    const answers = [];
+    for (let i = 0; i < 12; i++) answers.push(await oauthError(rp.revoke([tokens.refresh_token!, tokens.access_token, service.access_token][i % 3], 'spa')));
+    expect(new Set(answers.map((a) => `${a.status} ${a.error} ${a.description}`))).toEqual(new Set(['400 invalid_grant the token was issued to another client']));
+    // With those of earlier tests of this file (the same minute), ten in all.
+    expect((await history({ clientId: 'spa' })).filter((e) => e.type === 'RevocationRefused' && e.data.presentedBy === 'spa')).toHaveLength(10);
+    expect((await history({ sessionId: sid })).filter((e) => e.type === 'RevocationRefused').length).toBeGreaterThanOrEqual(5);
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+  });
+
   it("answers another client's token that has already ended with 200, and records nothing", async () => {
     const tokens = await rp.tokens();
     const service = await rp.clientCredentials('service');

@@ -11,7 +11,7 @@ import { requireClientOrigin } from '../cors.js';
 import { authorizationOf, formParams } from '../form-request.js';
 import { InvalidGrant } from '../oauth-errors.js';
 import { required } from '../params.js';
-import { artefactHash, SessionCommands, sessionOf } from '../sessions/session-commands.js';
+import { artefactHash, Refusals, SessionCommands, sessionOf } from '../sessions/session-commands.js';
 import { TokenInspector } from '../tokens/token-inspector.js';
 import { originOf } from '../../shared/request-origin.js';
 
@@ -31,6 +31,7 @@ export class RevokeController {
     @Inject(ClientAuthenticator) private readonly clients: ClientAuthenticator,
     @Inject(TokenInspector) private readonly inspector: TokenInspector,
     @Inject(SessionCommands) private readonly sessions: SessionCommands,
+    @Inject(Refusals) private readonly refusals: Refusals,
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
   ) {}
@@ -59,8 +60,12 @@ export class RevokeController {
     if (owner !== client.clientId) {
       // Refused and recorded on the owner's streams, like a revocation: another client holds the token.
       if (t.sessionId) return refusedIfAny((await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId, owner }, actor, { origin })).events);
-      const refusal = { tenantId, clientId: owner, presentedBy: client.clientId, tokenType: 'access_token' as const, jti: t.jti };
-      await this.aggregates.record(streams.clientTokens(tenantId, owner), [{ type: 'RevocationRefused', data: refusal }], { tenantId, actor, now: this.clock.now(), ...origin });
+      const now = this.clock.now();
+      if (this.refusals.open(tenantId, client.clientId, now)) {
+        const refused = [{ type: 'RevocationRefused', data: { tenantId, clientId: owner, presentedBy: client.clientId, tokenType: 'access_token' as const, jti: t.jti } }];
+        await this.aggregates.record(streams.clientTokens(tenantId, owner), refused, { tenantId, actor, now, ...origin });
+        this.refusals.count(tenantId, client.clientId, now, refused);
+      }
       throw new InvalidGrant(REVOCATION_REFUSAL);
     }
     // A token ends once: revocations of one token take turns, and each looks again (the views

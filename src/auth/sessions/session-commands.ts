@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type SessionCommand, sessionDecider, type SessionState } from '../../domain/session/session.decider.js';
 import type { SessionEvent } from '../../domain/session/session.events.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
+import { FailureBudget } from '../../shared/failure-budget.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { randomToken, sha256 } from '../../infrastructure/crypto/hashing.js';
 import { AggregateStore, type Alongside, type Outcome } from '../../infrastructure/event-store/aggregate-store.js';
@@ -61,12 +62,39 @@ export function sessionIdFor(keys: KeyEncryption, tenantId: string, browserNonce
   return keys.keyedHash('session id', `${tenantId}\n${browserNonce}\n${userId}`).slice('hmac-sha256:'.length).slice(0, 22);
 }
 
-/** Runs session commands on the session's stream and translates domain refusals into OAuth errors. */
+/** The refusals a presenting client may cost the log in a minute (per server). */
+const REFUSALS_RECORDED_PER_MINUTE = 10;
+const REFUSAL_EVENTS: ReadonlySet<string> = new Set(['CodeRefused', 'RefreshRefused', 'RevocationRefused']);
+/** The commands that may end in one of those, presented by their `clientId`. */
+const REFUSABLE: ReadonlySet<SessionCommand['kind']> = new Set(['RedeemCode', 'RotateRefresh', 'RevokeAccessToken', 'RevokeRefreshToken']);
+
+/**
+ * A client presenting another's code or token (or a code with the wrong verifier) has its first
+ * ten refusals of each minute recorded; the others are answered alike, unrecorded, so that a
+ * leaked token presented in a loop cannot bury its owner's history.
+ */
+@Injectable()
+export class Refusals {
+  private readonly budget = new FailureBudget(REFUSALS_RECORDED_PER_MINUTE);
+
+  /** Whether a refusal of `presenter`'s request would be recorded now. */
+  open(tenantId: string, presenter: string, now: Date): boolean {
+    return this.budget.open(`${tenantId}\n${presenter}`, now.getTime());
+  }
+
+  /** Counts the refusals among `events`. */
+  count(tenantId: string, presenter: string, now: Date, events: ReadonlyArray<{ type: string }>): void {
+    if (events.some((e) => REFUSAL_EVENTS.has(e.type))) this.budget.spend(`${tenantId}\n${presenter}`, now.getTime());
+  }
+}
+
+/** Runs session commands on the session's stream and translates domain refusals into OAuth errors; refusals within Refusals. */
 @Injectable()
 export class SessionCommands {
   constructor(
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(Refusals) private readonly refusals: Refusals,
   ) {}
 
   async load(tenantId: string, sessionId: string): Promise<SessionState> {
@@ -80,8 +108,13 @@ export class SessionCommands {
     actor: string,
     options: { origin?: RequestOrigin; alongside?: Alongside<SessionEvent, SessionState, R> } = {},
   ): Promise<Outcome<SessionEvent, SessionState, R>> {
+    const now = this.clock.now();
+    const presenter = 'clientId' in command && REFUSABLE.has(command.kind) ? command.clientId : undefined;
+    const refusable = presenter !== undefined && !this.refusals.open(tenantId, presenter, now) ? { ...command, unrecorded: true } : command;
     try {
-      return await this.aggregates.execute(streams.session(tenantId, sessionId), sessionDecider, command, { tenantId, actor, now: this.clock.now(), ...options.origin }, options.alongside);
+      const outcome = await this.aggregates.execute(streams.session(tenantId, sessionId), sessionDecider, refusable, { tenantId, actor, now, ...options.origin }, options.alongside);
+      if (presenter !== undefined) this.refusals.count(tenantId, presenter, now, outcome.events);
+      return outcome;
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
       switch (e.code) {

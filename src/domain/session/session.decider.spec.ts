@@ -279,6 +279,10 @@ describe('session decider', () => {
     ]);
     // Refusals change nothing: the owner still revokes.
     expect(types(given([...redeemed, ...refused]).when({ ...refreshByOther, clientId: 'web' }))).toEqual(['TokenRevoked', 'GrantRevoked']);
+    // Unrecorded, a refusal is only an error of the same words; so are those of codes and refresh tokens.
+    for (const c of [refreshByOther, accessByOther]) expect(errorCode(() => given(redeemed).when({ ...c, unrecorded: true }))).toBe('refresh_invalid');
+    expect(errorCode(() => given(redeemed).when(rotate('r1', 'r2', { clientId: 'other', unrecorded: true })))).toBe('refresh_invalid');
+    expect(errorCode(() => given(withCode).when(redeem({ clientId: 'other', unrecorded: true })))).toBe('code_invalid');
     // Once the token could no longer be used (expired, its grant or session ended), it is accepted.
     expect(given(redeemed).when({ ...refreshByOther, now: 1000 })).toEqual([]);
     const revoked = given(given(redeemed).after({ kind: 'RevokeRefreshToken', refreshHash: 'r1', clientId: 'web', now: 200 }));

@@ -44,15 +44,23 @@ function earnsRefresh(rule: RefreshRule, scope: readonly string[]): boolean {
   return rule === 'always' || (rule === 'offline_access' && (scope.includes('offline_access') || !scope.includes('openid')));
 }
 
+/**
+ * A command whose refusal (CodeRefused, RefreshRefused, RevocationRefused) is recorded, unless
+ * `unrecorded`: then it is only answered, as an error of the same words.
+ */
+export interface Refusable {
+  unrecorded?: boolean;
+}
+
 export type SessionCommand =
   | { kind: 'StartSession'; tenantId: string; sessionId: string; userId: string; cookieHash: string; now: number }
   | { kind: 'Reauthenticate'; userId: string; presentedCookieHash: string; cookieHash: string; now: number }
   | { kind: 'IssueCode'; code: Omit<CodeIssued['data'], 'tenantId' | 'sessionId' | 'userId' | 'authTime'> }
-  | { kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string | undefined; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule }
-  | { kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec }
+  | ({ kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string | undefined; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule } & Refusable)
+  | ({ kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec } & Refusable)
   /** `clientId` presents the token, which was issued to `owner`. */
-  | { kind: 'RevokeAccessToken'; jti: string; grantId?: string; clientId: string; owner: string }
-  | { kind: 'RevokeRefreshToken'; refreshHash: string; clientId: string; now: number }
+  | ({ kind: 'RevokeAccessToken'; jti: string; grantId?: string; clientId: string; owner: string } & Refusable)
+  | ({ kind: 'RevokeRefreshToken'; refreshHash: string; clientId: string; now: number } & Refusable)
   | { kind: 'EndSession'; reason: SessionEndReason };
 
 export interface CodeState extends Omit<CodeIssued['data'], 'tenantId' | 'sessionId'> {
@@ -471,7 +479,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         // A code in the wrong hands is refused, and the attempt recorded while the code could
         // still have been redeemed (the handler answers invalid_grant); a dead one is only refused.
         const refused = (reason: CodeRefused['data']['reason']): SessionEvent[] => {
-          if (!s.started || s.revoked || c.now >= code.expiresAt) throw new DomainError('code_invalid', REFUSAL[reason]);
+          if (!s.started || s.revoked || c.now >= code.expiresAt || c.unrecorded) throw new DomainError('code_invalid', REFUSAL[reason]);
           return [{ type: 'CodeRefused', data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: code.clientId, presentedBy: c.clientId, reason } }];
         };
         if (code.clientId !== c.clientId) return refused('other_client');
@@ -505,7 +513,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         if (rt.clientId !== c.clientId) {
           // Refused, and recorded while the token could still have been used; a thief cannot
           // end the victim's session with it.
-          if (s.revoked || c.now >= rt.expiresAt) throw new DomainError('refresh_invalid', REFRESH_REFUSAL);
+          if (s.revoked || c.now >= rt.expiresAt || c.unrecorded) throw new DomainError('refresh_invalid', REFRESH_REFUSAL);
           return [{ type: 'RefreshRefused', data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: rt.clientId, presentedBy: c.clientId, reason: 'other_client' } }];
         }
         requireLive(s, 'refresh_invalid');
@@ -530,6 +538,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'RevokeAccessToken':
         // A token that has already ended with its session or grant ends only once.
         if (!s.started || s.revoked || (c.grantId !== undefined && s.revokedGrants.includes(c.grantId))) return [];
+        if (c.owner !== c.clientId && c.unrecorded) throw new DomainError('refresh_invalid', REVOCATION_REFUSAL);
         if (c.owner !== c.clientId) return [{ type: 'RevocationRefused', data: { ...ids, grantId: c.grantId, clientId: c.owner, presentedBy: c.clientId, tokenType: 'access_token', jti: c.jti } }];
         return [{ type: 'TokenRevoked', data: { ...ids, grantId: c.grantId, clientId: c.clientId, tokenType: 'access_token', jti: c.jti, reason: 'revocation_request' } }];
       case 'RevokeRefreshToken': {
@@ -537,6 +546,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         // RFC 7009 §2.2: a token already invalid (expired included) is silently accepted.
         if (!rt || s.revoked || s.revokedGrants.includes(rt.grantId) || c.now >= rt.expiresAt) return [];
         if (rt.clientId !== c.clientId) {
+          if (c.unrecorded) throw new DomainError('refresh_invalid', REVOCATION_REFUSAL);
           return [{ type: 'RevocationRefused', data: { ...ids, grantId: rt.grantId, clientId: rt.clientId, presentedBy: c.clientId, tokenType: 'refresh_token', refreshHash: c.refreshHash } }];
         }
         // RFC 7009 §2.1: with it go the tokens of the same grant; the browser session and the
