@@ -5,11 +5,11 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { AppModule } from './app.module.js';
 import { applyCors } from './auth/cors.js';
 import { RouteMethods } from './auth/route-methods.js';
-import { clientError, frameworkError, OAuthExceptionFilter } from './auth/oauth-exception.filter.js';
+import { clientError, frameworkError, OAuthExceptionFilter, unmetExpectation } from './auth/oauth-exception.filter.js';
 import { BootstrapService } from './central/bootstrap/bootstrap.service.js';
 import { CONFIG, type Config } from './config.js';
 import { uuidV7 } from './infrastructure/crypto/hashing.js';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { InvalidRequest } from './auth/oauth-errors.js';
 import { headerLines } from './auth/form-request.js';
 import { parseFormBody, parseQuery } from './auth/urlencoded.js';
@@ -74,11 +74,7 @@ export async function startServer({
     if (hostError) return done(new InvalidRequest(hostError));
     if (!applyCors(req, reply)) done();
   });
-  // An Expect other than 100-continue, answered 417 (RFC 9110 §10.1.1) like any other error.
-  fastify.server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
-    const body = JSON.stringify({ error: 'invalid_request', error_description: 'the only expectation met is 100-continue' });
-    res.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', 'x-request-id': uuidV7(), connection: 'close' }).end(body);
-  });
+  fastify.server.on('checkExpectation', unmetExpectation);
   // Closing, the HTTP server closes the connections idle at that moment, and waits for the
   // others. A connection whose request was under way is left open once answered (keep-alive),
   // and would hold the exit back for the whole keep-alive timeout: the idle ones are closed

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { DomainError } from '../domain/shared/domain-error.js';
 import { uuidV7 } from '../infrastructure/crypto/hashing.js';
@@ -47,16 +48,27 @@ const CLIENT_ERRORS: Record<string, [status: string, description: string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: ['408 Request Timeout', 'the request did not arrive in time'],
 };
 
+/** An error Node's HTTP server answers, below any route or framework: JSON, no-store, an id of its own, the connection closed. */
+function nodeLevelError(description: string): { body: string; headers: Record<string, string> } {
+  const body = JSON.stringify({ error: 'invalid_request', error_description: description });
+  return { body, headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'Cache-Control': 'no-store', 'X-Request-Id': uuidV7(), Connection: 'close' } };
+}
+
 /** Requests Node's HTTP server rejects (malformed syntax, headers too large or too slow): no route, no framework, only the socket. */
 export function clientError(error: { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, description] = CLIENT_ERRORS[error.code ?? ''] ?? ['400 Bad Request', 'malformed HTTP request'];
-  const body = JSON.stringify({ error: 'invalid_request', error_description: description });
   if (socket.writable) {
-    const headers = `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nX-Request-Id: ${uuidV7()}\r\nConnection: close`;
-    socket.write(`HTTP/1.1 ${status}\r\n${headers}\r\n\r\n${body}`);
+    const { body, headers } = nodeLevelError(description);
+    socket.write(`HTTP/1.1 ${status}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n${body}`);
   }
   socket.destroy();
+}
+
+/** An Expect other than 100-continue (Node's 'checkExpectation'), answered 417 (RFC 9110 §10.1.1) like the errors above. */
+export function unmetExpectation(_req: IncomingMessage, res: ServerResponse): void {
+  const { body, headers } = nodeLevelError('the only expectation met is 100-continue');
+  res.writeHead(417, headers).end(body);
 }
 
 /** JSON per RFC 6749 §5.2 with the challenges of RFC 6749 §5.2 and RFC 6750 §3. */

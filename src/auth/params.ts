@@ -35,7 +35,7 @@ function collect(sources: unknown[], repeated?: string[]): Params {
   for (const source of sources) {
     if (source === undefined || source === null) continue;
     if (typeof source !== 'object') throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
-    if (MALFORMED in source) throw new InvalidRequest('the query is not valid percent-encoded UTF-8');
+    requireReadable(source);
     for (const [k, raw] of Object.entries(source as Record<string, unknown>)) {
       if (Array.isArray(raw) || (out[k] !== undefined && raw !== '')) {
         if (!repeated) throw repeatedParameter(k);
@@ -47,6 +47,21 @@ function collect(sources: unknown[], repeated?: string[]): Params {
     }
   }
   return out;
+}
+
+/** A query that could not be read (see parseQuery) is refused wherever its parameters are looked at. */
+function requireReadable(source: object): void {
+  if (MALFORMED in source) throw new InvalidRequest('the query is not valid percent-encoded UTF-8');
+}
+
+/**
+ * Whether `source` (a parsed query or body) carries parameter `name`, for an endpoint that
+ * refuses it there; sent empty, it counts as absent (RFC 6749 §3.1).
+ */
+export function carries(source: unknown, name: string): boolean {
+  if (typeof source !== 'object' || source === null) return false;
+  requireReadable(source);
+  return Object.hasOwn(source, name) && (source as Params)[name] !== '';
 }
 
 /** The error for parameter `name` sent more than once; a long name is cut, as it may go back to the client in a URL. */

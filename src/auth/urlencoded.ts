@@ -39,17 +39,6 @@ function decode(s: string): string | undefined {
   }
 }
 
-/**
- * Whether the request's query carries parameter `name` (sent empty, it counts as absent, RFC
- * 6749 §3.1), for an endpoint that refuses it there. A query that cannot be read is refused:
- * it could hide it.
- */
-export function queryHas(req: FastifyRequest, name: string): boolean {
-  const query = req.query as FormFields;
-  if (MALFORMED in query) throw new InvalidRequest('the query is not valid percent-encoded UTF-8');
-  return Object.hasOwn(query, name) && query[name] !== '';
-}
-
 /** Fastify's query parser. A URL is ASCII (RFC 3986 §2); a query that is not, or does not parse, is MALFORMED. */
 export function parseQuery(query: string): FormFields {
   // eslint-disable-next-line no-control-regex

@@ -14,16 +14,20 @@ export class FailureBudget {
 
   constructor(private readonly perMinute: number) {}
 
+  /** The key's current minute: the one under way, or a new one (carrying the count left unrecorded). */
+  private window(key: string, now: number): { since: number; recorded: number; unrecorded: number } {
+    const last = this.keys.get(key);
+    return last && now - last.since < WINDOW_MS ? last : { since: now, recorded: 0, unrecorded: last?.unrecorded ?? 0 };
+  }
+
   /** Whether a failure of `key` would be recorded now (spends nothing). */
   open(key: string, now: number): boolean {
-    const last = this.keys.get(key);
-    return !last || now - last.since >= WINDOW_MS || last.recorded < this.perMinute;
+    return this.window(key, now).recorded < this.perMinute;
   }
 
   /** Whether to record this failure, and if so how many went unrecorded since the last one recorded. */
   spend(key: string, now: number): { record: false } | { record: true; unrecordedBefore: number } {
-    const last = this.keys.get(key);
-    const current = last && now - last.since < WINDOW_MS ? last : { since: now, recorded: 0, unrecorded: last?.unrecorded ?? 0 };
+    const current = this.window(key, now);
     if (current.recorded >= this.perMinute) {
       current.unrecorded++;
       return { record: false };

@@ -62,9 +62,9 @@ export class RevokeController {
       if (t.sessionId) return refusedIfAny((await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId, owner }, actor, { origin })).events);
       const now = this.clock.now();
       if (this.refusals.open(tenantId, client.clientId, now)) {
-        const refused = [{ type: 'RevocationRefused', data: { tenantId, clientId: owner, presentedBy: client.clientId, tokenType: 'access_token' as const, jti: t.jti } }];
-        await this.aggregates.record(streams.clientTokens(tenantId, owner), refused, { tenantId, actor, now, ...origin });
-        this.refusals.count(tenantId, client.clientId, now, refused);
+        const refusal = { tenantId, clientId: owner, presentedBy: client.clientId, tokenType: 'access_token' as const, jti: t.jti };
+        await this.aggregates.record(streams.clientTokens(tenantId, owner), [{ type: 'RevocationRefused', data: refusal }], { tenantId, actor, now, ...origin });
+        this.refusals.spend(tenantId, client.clientId, now);
       }
       throw new InvalidGrant(REVOCATION_REFUSAL);
     }
@@ -89,7 +89,7 @@ export class RevokeController {
   }
 }
 
-/** RFC 7009 §2.1: a live token of another client is refused (the refusal is on record). */
+/** RFC 7009 §2.1: a live token of another client is refused (recorded; one not recorded is refused by SessionCommands). */
 function refusedIfAny(events: ReadonlyArray<{ type: string }>): string {
   if (events.some((e) => e.type === 'RevocationRefused')) throw new InvalidGrant(REVOCATION_REFUSAL);
   return '';

@@ -82,9 +82,9 @@ export class Refusals {
     return this.budget.open(`${tenantId}\n${presenter}`, now.getTime());
   }
 
-  /** Counts the refusals among `events`. */
-  count(tenantId: string, presenter: string, now: Date, events: ReadonlyArray<{ type: string }>): void {
-    if (events.some((e) => REFUSAL_EVENTS.has(e.type))) this.budget.spend(`${tenantId}\n${presenter}`, now.getTime());
+  /** Counts a recorded refusal. */
+  spend(tenantId: string, presenter: string, now: Date): void {
+    this.budget.spend(`${tenantId}\n${presenter}`, now.getTime());
   }
 }
 
@@ -113,7 +113,7 @@ export class SessionCommands {
     const refusable = presenter !== undefined && !this.refusals.open(tenantId, presenter, now) ? { ...command, unrecorded: true } : command;
     try {
       const outcome = await this.aggregates.execute(streams.session(tenantId, sessionId), sessionDecider, refusable, { tenantId, actor, now, ...options.origin }, options.alongside);
-      if (presenter !== undefined) this.refusals.count(tenantId, presenter, now, outcome.events);
+      if (presenter !== undefined && outcome.events.some((e) => REFUSAL_EVENTS.has(e.type))) this.refusals.spend(tenantId, presenter, now);
       return outcome;
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;

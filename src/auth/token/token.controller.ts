@@ -6,8 +6,8 @@ import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
 import { requireClientOrigin } from '../cors.js';
 import { authorizationOf, formParams } from '../form-request.js';
 import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../oauth-errors.js';
+import { carries } from '../params.js';
 import { type Grant, GRANTS, type TokenResponse } from './grant.js';
-import { queryHas } from '../urlencoded.js';
 import { originOf } from '../../shared/request-origin.js';
 
 /** The parameters a token request may carry (in its body). */
@@ -35,7 +35,7 @@ export class TokenController {
     const tenant = await this.directory.requireTenant(tenantId);
     // RFC 6749 §3.2: the endpoint's URL may carry a query, whose unknown parameters are ignored
     // (§3.1); a token request's own parameters there (where URLs get logged) are refused.
-    const misplaced = TOKEN_REQUEST_PARAMETERS.find((name) => queryHas(req, name));
+    const misplaced = TOKEN_REQUEST_PARAMETERS.find((name) => carries(req.query, name));
     if (misplaced) throw new InvalidRequest(`${misplaced} belongs in the request body, not the query`);
     const params = formParams(req);
     const origin = originOf(req);

@@ -3,13 +3,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Directory } from '../../shared/directory.js';
 import { requireClientOrigin } from '../cors.js';
 import { authorizationOf } from '../form-request.js';
-import { queryHas } from '../urlencoded.js';
 import { BearerRequired, InsufficientScope, InvalidBearerRequest, InvalidToken } from '../oauth-errors.js';
+import { carries } from '../params.js';
 import { SCOPE_CLAIMS } from '../scopes.js';
 import { TokenInspector } from '../tokens/token-inspector.js';
-
-/** Whether `source` (a parsed body) carries parameter `name`; sent empty, it counts as absent (RFC 6749 §3.1). */
-const hasParam = (source: unknown, name: string) => typeof source === 'object' && source !== null && Object.hasOwn(source, name) && (source as Record<string, unknown>)[name] !== '';
 
 /**
  * OpenID Connect Core §5.3 userinfo. The access token is taken from the Authorization
@@ -42,7 +39,7 @@ export class UserinfoController {
     if (!header || header.slice(0, 7).toLowerCase() !== 'bearer ') throw new BearerRequired('an access token is required in the Authorization header');
     // RFC 6750 §2: one way per request. A token in the query or the body is never used, but
     // sent beside the header it makes the request malformed (§3.1).
-    if (queryHas(req, 'access_token') || hasParam(req.body, 'access_token')) throw new InvalidBearerRequest('send the access token in the Authorization header only');
+    if (carries(req.query, 'access_token') || carries(req.body, 'access_token')) throw new InvalidBearerRequest('send the access token in the Authorization header only');
     const found = await this.inspector.inspect(tenantId, header.slice(7).trim(), 'access_token');
     if (!found?.active || found.token.kind !== 'access_token') throw new InvalidToken('the access token is invalid, expired or revoked');
     const { scope, userId, clientId } = found.token;

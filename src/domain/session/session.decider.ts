@@ -538,8 +538,10 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'RevokeAccessToken':
         // A token that has already ended with its session or grant ends only once.
         if (!s.started || s.revoked || (c.grantId !== undefined && s.revokedGrants.includes(c.grantId))) return [];
-        if (c.owner !== c.clientId && c.unrecorded) throw new DomainError('refresh_invalid', REVOCATION_REFUSAL);
-        if (c.owner !== c.clientId) return [{ type: 'RevocationRefused', data: { ...ids, grantId: c.grantId, clientId: c.owner, presentedBy: c.clientId, tokenType: 'access_token', jti: c.jti } }];
+        if (c.owner !== c.clientId) {
+          if (c.unrecorded) throw new DomainError('refresh_invalid', REVOCATION_REFUSAL);
+          return [{ type: 'RevocationRefused', data: { ...ids, grantId: c.grantId, clientId: c.owner, presentedBy: c.clientId, tokenType: 'access_token', jti: c.jti } }];
+        }
         return [{ type: 'TokenRevoked', data: { ...ids, grantId: c.grantId, clientId: c.clientId, tokenType: 'access_token', jti: c.jti, reason: 'revocation_request' } }];
       case 'RevokeRefreshToken': {
         const rt = findRefresh(s, c.refreshHash);
