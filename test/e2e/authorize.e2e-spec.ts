@@ -120,6 +120,12 @@ describe('requests that must not be sent back to the client', () => {
     expect(html).not.toContain('evil.example');
   });
 
+  it('shows a 400 page for an OpenID Connect request without redirect_uri, even from a client with one registered (OpenID Connect Core §3.1.2.1)', async () => {
+    const { url } = await rp.request({ scope: 'openid profile' });
+    const html = await expectErrorPage(await rp.browser().get(withParam(url, 'redirect_uri', undefined)));
+    expect(html).toContain('redirect_uri is required in an OpenID Connect request');
+  });
+
   it('shows a 400 page when a parameter that says where the answer goes is repeated', async () => {
     const { url } = await rp.request();
     await expectErrorPage(await rp.browser().get(`${url}&redirect_uri=${encodeURIComponent('https://evil.example/cb')}`));

@@ -364,9 +364,10 @@ describe('authorization_code', () => {
     expect(refused).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
     expect((await post(sent.params, sent.s.verifier, REDIRECT)).status).toBe(200);
 
-    const omitted = await code('web', { extra: { redirect_uri: undefined } });
+    // Only a request that is not OpenID Connect may leave redirect_uri out.
+    const omitted = await code('web', { scope: 'profile', extra: { redirect_uri: undefined } });
     expect((await post(omitted.params, omitted.s.verifier)).status).toBe(200);
-    const other = await code('web', { extra: { redirect_uri: undefined } });
+    const other = await code('web', { scope: 'profile', extra: { redirect_uri: undefined } });
     expect(await jsonOf(await post(other.params, other.s.verifier, 'http://127.0.0.1:9999/other'))).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 

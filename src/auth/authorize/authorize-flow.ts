@@ -74,6 +74,11 @@ export class AuthorizeFlow {
     const clientId = params.client_id;
     const client = clientId ? await this.directory.client(tenantId, clientId) : null;
     if (!client) throw new UserFacingError(new InvalidRequest(clientId ? 'unknown client_id' : 'client_id is required'));
+    // RFC 6749 §3.1.2.3 lets a client with one registered redirect URI leave it out; OpenID
+    // Connect Core §3.1.2.1 does not, for a request whose scope names openid.
+    if (params.redirect_uri === undefined && scopeList(params.scope)?.includes('openid')) {
+      throw new UserFacingError(new InvalidRequest('redirect_uri is required in an OpenID Connect request'));
+    }
     const redirectUri = params.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
     if (!redirectUri) throw new UserFacingError(new InvalidRequest('redirect_uri is required'));
     if (!redirectUriMatches(client.redirectUris, redirectUri)) throw new UserFacingError(new InvalidRequest('redirect_uri is not registered for this client'));
