@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fold } from '../shared/decider.js';
 import { DomainError } from '../shared/domain-error.js';
-import { pkceMatches, refreshTokensOf, type SessionCommand, sessionDecider, type SessionState } from './session.decider.js';
+import { grantAuthTime, pkceMatches, refreshTokensOf, type SessionCommand, sessionDecider, type SessionState } from './session.decider.js';
 import type { SessionEvent } from './session.events.js';
 
 const verifier = 'a'.repeat(43);
@@ -106,6 +106,16 @@ describe('session decider', () => {
   it('revokes nothing when a used code comes back without its verifier or redirect URI', () => {
     expect(types(given(redeemed).when(redeem({ codeVerifier: 'b'.repeat(43) })))).toEqual(['CodeRefused']);
     expect(types(given(redeemed).when(redeem({ redirectUri: 'https://rp/other' })))).toEqual(['CodeRefused']);
+  });
+
+  it("keeps each grant's sign-in for its refreshed ID tokens, not the session's latest (OpenID Connect Core §12.2)", () => {
+    const signedInAgain = given(redeemed).after({ kind: 'Reauthenticate', userId: 'u', presentedCookieHash: 'h', cookieHash: 'h-150', now: 150 });
+    const rotated = given(signedInAgain).after(rotate('r1', 'r2'));
+    const s = given(rotated).state;
+    expect(s.authTime).toBe(150);
+    expect(grantAuthTime(s, 'g')).toBe(90);
+    // Kept through a snapshot.
+    expect(grantAuthTime(sessionDecider.snapshot!.decode(JSON.parse(JSON.stringify(sessionDecider.snapshot!.encode(s)))), 'g')).toBe(90);
   });
 
   it('replaces the session cookies on a sign-in again; one sent alongside (within 10 s) adds its cookie instead', () => {

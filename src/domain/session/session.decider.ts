@@ -82,6 +82,8 @@ interface GrantRefresh {
   rotated: Rotated;
   /** When the access token of the grant's last rotation expires (0 before any). */
   accessUntil: number;
+  /** The sign-in the grant's code was issued on: what its refreshed ID tokens say (OpenID Connect Core §12.2). */
+  authTime: number;
 }
 
 /** A refresh token of the session as a decision sees it. */
@@ -265,6 +267,11 @@ export function pkceMatches(verifier: string, s256Challenge: string): boolean {
 
 export function findCode(s: SessionState, codeHash: string): CodeState | undefined {
   return s.codes.find((c) => c.codeHash === codeHash) ?? findIn(s.redeemedCodes, (c) => c.codeHash === codeHash);
+}
+
+/** When the user signed in for a grant: its code's sign-in, not the session's latest (OpenID Connect Core §12.2). */
+export function grantAuthTime(s: SessionState, grantId: string | undefined): number {
+  return findIn(s.refresh, (g) => g.grantId === grantId)?.authTime ?? s.authTime;
 }
 
 /** A refresh token of the session as it is now: active, rotated or revoked. */
@@ -588,7 +595,8 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'RefreshTokenIssued': {
         // A grant earns one refresh token, at its code's redemption.
         const { grantId, clientId, scope, refreshHash, expiresAt } = e.data;
-        return { ...s, refresh: { item: { grantId, clientId, scope, current: { hash: refreshHash, expiresAt, revoked: false }, rotated: NO_ROTATED, accessUntil: 0 }, next: s.refresh } };
+        const authTime = findIn(s.redeemedCodes, (c) => c.grantId === grantId)?.authTime ?? s.authTime;
+        return { ...s, refresh: { item: { grantId, clientId, scope, current: { hash: refreshHash, expiresAt, revoked: false }, rotated: NO_ROTATED, accessUntil: 0, authTime }, next: s.refresh } };
       }
       case 'RefreshRotated': {
         // decide rotates only the token a grant has in use.
@@ -630,11 +638,11 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return assertNever(e);
     }
   },
-  // Sessions that refresh for months fold tens of thousands of events. Version 8: the state as
-  // above (rotated tokens packed, codes compacted); raise it with any change to evolve, compact
-  // or the state's shape.
+  // Sessions that refresh for months fold tens of thousands of events. Version 9: the state as
+  // above (rotated tokens packed, codes compacted, each grant's authTime); raise it with any
+  // change to evolve, compact or the state's shape.
   snapshot: {
-    version: 8,
+    version: 9,
     encode: (s) => ({
       ...s,
       redeemedCodes: chainToArray(s.redeemedCodes),

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { REFRESH_REFUSAL } from '../../../domain/session/session.decider.js';
+import { grantAuthTime, REFRESH_REFUSAL } from '../../../domain/session/session.decider.js';
 import { InvalidGrant } from '../../oauth-errors.js';
 import { required, requestedScope } from '../../params.js';
 import { artefactHash, mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
@@ -44,9 +44,9 @@ export class RefreshTokenGrant implements Grant {
       {
         origin: request.origin,
         // Signed while the rotation is being made durable.
-        alongside: (events, { authTime }) => {
+        alongside: (events, state) => {
           const issued = events.find((e) => e.type === 'AccessTokenIssued');
-          return issued && this.tokens.userTokenResponse(tenant, { ...issued.data, sessionId }, keys, { authTime, refreshToken: next.value });
+          return issued && this.tokens.userTokenResponse(tenant, { ...issued.data, sessionId }, keys, { authTime: grantAuthTime(state, issued.data.grantId), refreshToken: next.value });
         },
       },
     );
