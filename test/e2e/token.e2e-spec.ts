@@ -286,9 +286,11 @@ describe('client authentication', () => {
     }
   });
 
-  it('refuses Basic credentials that are not base64 (RFC 7617 §2), and two Authorization headers, whichever comes first', async () => {
+  it('refuses Basic credentials that are not padded base64 (RFC 7617 §2, RFC 4648 §4), and two Authorization headers, whichever comes first', async () => {
     const good = basic('service', SERVICE_SECRET);
-    for (const authorization of [`${good}, Basic garbage`, `${good} trailing`, `${good.slice(0, -2)}*${good.slice(-1)}`]) {
+    // Unpadded, or with a sixth of a byte more: Buffer would read either as the good credentials.
+    const odd = good.endsWith('=') ? good.replace(/=+$/, '') : `${good}A`;
+    for (const authorization of [`${good}, Basic garbage`, `${good} trailing`, `${good.slice(0, -2)}*${good.slice(-1)}`, odd]) {
       expect(await jsonOf(await rp.post('/token', { grant_type: 'client_credentials' }, { authorization }))).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
     }
     const form = { 'content-type': 'application/x-www-form-urlencoded' };

@@ -86,6 +86,17 @@ describe('requests without a usable token', () => {
     }
   });
 
+  it('refuses a Bearer header that is not Bearer, spaces and a token with 400 invalid_request (RFC 6750 §2.1, §3.1)', async () => {
+    for (const authorization of [`Bearer\t${token}`, 'Bearer', `Bearer ${token} extra`, `Bearer ${token},`, 'Bearer {"a":1}']) {
+      const r = await userinfo('/userinfo', { headers: { authorization } });
+      expect({ authorization, status: r.status }).toEqual({ authorization, status: 400 });
+      expect(r.challenge).toMatch(/^Bearer .*error="invalid_request"/);
+      expect(JSON.parse(r.text)).toMatchObject({ error: 'invalid_request' });
+    }
+    // The scheme in any case, and more than one space.
+    for (const authorization of [`bearer ${token}`, `BEARER   ${token}`]) expect((await userinfo('/userinfo', { headers: { authorization } })).status).toBe(200);
+  });
+
   it('answers another authentication scheme as no token', async () => {
     const r = await userinfo('/userinfo', { headers: { authorization: `Basic ${Buffer.from('web:secret').toString('base64')}` } });
     expect(r.status).toBe(401);

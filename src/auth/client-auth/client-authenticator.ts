@@ -26,8 +26,8 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** RFC 6749 §2.3.1: Basic credentials, each form-urlencoded before base64. */
 function fromBasic(credentials: string): Presented {
-  // token68 in base64 (RFC 7617 §2); Buffer would skip any other character and stop at '='.
-  if (!BASE64.test(credentials)) throw new InvalidClient('malformed Basic credentials');
+  // token68 in padded base64 (RFC 7617 §2, RFC 4648 §4); Buffer would skip any other character and stop at '='.
+  if (!BASE64.test(credentials) || credentials.length % 4 !== 0) throw new InvalidClient('malformed Basic credentials');
   const decoded = Buffer.from(credentials, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw new InvalidClient('malformed Basic credentials');

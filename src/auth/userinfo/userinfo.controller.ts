@@ -8,6 +8,9 @@ import { carries } from '../params.js';
 import { SCOPE_CLAIMS } from '../scopes.js';
 import { TokenInspector } from '../tokens/token-inspector.js';
 
+/** RFC 6750 §2.1: `Bearer` 1*SP b64token (trailing spaces are dropped before the value is read). */
+const BEARER_CREDENTIALS = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+
 /**
  * OpenID Connect Core §5.3 userinfo. The access token is taken from the Authorization
  * header only (RFC 6750 §2.1); a token in the query or the body counts as no token, and
@@ -36,11 +39,15 @@ export class UserinfoController {
   private async userinfo(tenantId: string, req: FastifyRequest, reply: FastifyReply): Promise<Record<string, unknown>> {
     await this.directory.requireTenant(tenantId);
     const header = authorizationOf(req, (d) => new InvalidBearerRequest(d));
-    if (!header || header.slice(0, 7).toLowerCase() !== 'bearer ') throw new BearerRequired('an access token is required in the Authorization header');
+    // Another scheme is no attempt at a bearer token (RFC 6750 §3.1: no error code); a Bearer
+    // header that is not `Bearer` 1*SP b64token (§2.1) is a malformed one.
+    if (!header || !/^bearer(?:\s|$)/i.test(header)) throw new BearerRequired('an access token is required in the Authorization header');
+    const token = BEARER_CREDENTIALS.exec(header)?.[1];
+    if (!token) throw new InvalidBearerRequest('the Authorization header must be Bearer, one or more spaces, and the token');
     // RFC 6750 §2: one way per request. A token in the query or the body is never used, but
     // sent beside the header it makes the request malformed (§3.1).
     if (carries(req.query, 'access_token') || carries(req.body, 'access_token')) throw new InvalidBearerRequest('send the access token in the Authorization header only');
-    const found = await this.inspector.inspect(tenantId, header.slice(7).trim(), 'access_token');
+    const found = await this.inspector.inspect(tenantId, token, 'access_token');
     if (!found?.active || found.token.kind !== 'access_token') throw new InvalidToken('the access token is invalid, expired or revoked');
     const { scope, userId, clientId } = found.token;
     if (req.headers.origin !== undefined) {
