@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, maxHeaderSize, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { DomainError } from '../domain/shared/domain-error.js';
 import { uuidV7 } from '../infrastructure/crypto/hashing.js';
@@ -54,10 +54,24 @@ function nodeLevelError(description: string): { body: string; headers: Record<st
   return { body, headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'Cache-Control': 'no-store', 'X-Request-Id': uuidV7(), Connection: 'close' } };
 }
 
+/**
+ * Whether the headers overflowed in the request line: the chunk Node was parsing starts a
+ * request (a method and a space) whose first line does not end within the header limit.
+ */
+function requestLineTooLong(raw: unknown): boolean {
+  if (!Buffer.isBuffer(raw) || !/^[A-Z]+ /.test(raw.subarray(0, 16).toString('latin1'))) return false;
+  const end = raw.indexOf(10);
+  return end < 0 || end >= maxHeaderSize;
+}
+
 /** Requests Node's HTTP server rejects (malformed syntax, headers too large or too slow): no route, no framework, only the socket. */
-export function clientError(error: { code?: string }, socket: Duplex): void {
+export function clientError(error: { code?: string; rawPacket?: unknown }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, description] = CLIENT_ERRORS[error.code ?? ''] ?? ['400 Bad Request', 'malformed HTTP request'];
+  // RFC 9112 §3: a request-target longer than the server will parse is 414.
+  const [status, description] =
+    error.code === 'HPE_HEADER_OVERFLOW' && requestLineTooLong(error.rawPacket)
+      ? ['414 URI Too Long', 'the request URL is too long']
+      : (CLIENT_ERRORS[error.code ?? ''] ?? ['400 Bad Request', 'malformed HTTP request']);
   if (socket.writable) {
     const { body, headers } = nodeLevelError(description);
     socket.write(`HTTP/1.1 ${status}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n${body}`);

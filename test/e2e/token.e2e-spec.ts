@@ -109,6 +109,16 @@ describe('malformed requests and unsupported grants', () => {
       expect(refused).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
       expect(JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'invalid_request', error_description: description });
     }
+    // A URL longer than the header limit is 414 (RFC 9112 §3); headers too large are 431.
+    for (const [request, status] of [
+      [`GET /acme/authorize?state=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, '414'],
+      [`GET /acme/authorize?state=${'a'.repeat(17_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, '414'],
+      [`GET /acme/authorize HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17_000)}\r\n\r\n`, '431'],
+    ]) {
+      const refused = await raw(request);
+      expect(refused).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: 'invalid_request' });
+    }
     // HTTP/1.0 needs no Host.
     expect(await raw('GET /acme/.well-known/openid-configuration HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
   });
