@@ -518,6 +518,16 @@ describe('re-authentication', () => {
     expect(rp.codeParams(await rp.signIn(browser, { extra: { prompt: 'none' } })).get('code')).toBeTruthy();
   });
 
+  it("keeps the first grant's auth_time in the ID tokens of its refreshes after a later sign-in (OpenID Connect Core §12.2)", async () => {
+    const browser = rp.browser();
+    const first = await rp.tokens({}, browser);
+    const authTime = decodeJwt(first.id_token!).payload.auth_time as number;
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const again = await rp.redeem('web', await rp.signIn(browser, { extra: { prompt: 'login' } }));
+    expect(decodeJwt(again.id_token!).payload.auth_time).toBeGreaterThan(authTime);
+    expect(decodeJwt((await rp.refresh('web', first.refresh_token!)).id_token!).payload.auth_time).toBe(authTime);
+  });
+
   it('gives each of a sign-in form submitted twice at once a cookie that works, whichever answer the browser keeps', async () => {
     const browser = rp.browser();
     await rp.tokens({}, browser);

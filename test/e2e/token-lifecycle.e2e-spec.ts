@@ -73,6 +73,8 @@ describe('token lifecycle through openid-client', () => {
 
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+    // OpenID Connect Core §12.2: the same iss, sub, aud and sign-in as the first ID token.
+    expect(refreshed.claims()).toMatchObject({ iss: idClaims.iss, sub: idClaims.sub, aud: idClaims.aud, auth_time: idClaims.auth_time, sid: idClaims.sid });
     expect((await oidc.tokenIntrospection(config, refreshed.access_token)).active).toBe(true);
     expect(await oidc.tokenIntrospection(config, refreshed.refresh_token!, { token_type_hint: 'refresh_token' })).toMatchObject({ active: true, token_type: 'refresh_token', client_id: 'web', username: 'alice', sid: idClaims.sid });
     expect((await oidc.tokenIntrospection(config, tokens.refresh_token!)).active).toBe(false);
