@@ -57,31 +57,28 @@ export class RevokeController {
     if (!found?.active) return '';
     const t = found.token;
     const owner = t.clientId!;
-    if (owner !== client.clientId) {
-      // Refused and recorded on the owner's streams, like a revocation: another client holds the token.
-      if (t.sessionId) return refusedIfAny((await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId, owner }, actor, { origin })).events);
-      const now = this.clock.now();
-      if (this.refusals.open(tenantId, client.clientId, now)) {
-        const refusal = { tenantId, clientId: owner, presentedBy: client.clientId, tokenType: 'access_token' as const, jti: t.jti };
-        await this.aggregates.record(streams.clientTokens(tenantId, owner), [{ type: 'RevocationRefused', data: refusal }], { tenantId, actor, now, ...origin });
-        this.refusals.spend(tenantId, client.clientId, now);
-      }
-      throw new InvalidGrant(REVOCATION_REFUSAL);
-    }
-    // A token ends once: revocations of one token take turns, and each looks again (the views
-    // have then seen the one before) whether the token is still active.
+    // A token ends once: revocations of one token, and refusals to revoke it, take turns, and
+    // each looks again (the views have then seen the one before) whether it is still active.
     const endTurn = await this.turns.take(`${tenantId} ${t.jti}`);
     try {
       if (!(await this.inspector.inspect(tenantId, token, 'access_token'))?.active) return '';
-      if (t.sessionId) {
-        await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId, owner }, actor, { origin });
-      } else {
-        await this.aggregates.record(
-          streams.clientTokens(tenantId, client.clientId),
-          [{ type: 'TokenRevoked', data: { tenantId, clientId: client.clientId, tokenType: 'access_token', jti: t.jti, reason: 'revocation_request' } }],
-          { tenantId, actor, now: this.clock.now(), ...origin },
-        );
+      // A user's token is revoked, or the revocation refused, by its session's decider.
+      if (t.sessionId) return refusedIfAny((await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId, owner }, actor, { origin })).events);
+      if (owner !== client.clientId) {
+        // Refused and recorded on the owner's stream, like a revocation: another client holds the token.
+        const now = this.clock.now();
+        if (this.refusals.open(tenantId, client.clientId, now)) {
+          const refusal = { tenantId, clientId: owner, presentedBy: client.clientId, tokenType: 'access_token' as const, jti: t.jti };
+          await this.aggregates.record(streams.clientTokens(tenantId, owner), [{ type: 'RevocationRefused', data: refusal }], { tenantId, actor, now, ...origin });
+          this.refusals.spend(tenantId, client.clientId, now);
+        }
+        throw new InvalidGrant(REVOCATION_REFUSAL);
       }
+      await this.aggregates.record(
+        streams.clientTokens(tenantId, client.clientId),
+        [{ type: 'TokenRevoked', data: { tenantId, clientId: client.clientId, tokenType: 'access_token', jti: t.jti, reason: 'revocation_request' } }],
+        { tenantId, actor, now: this.clock.now(), ...origin },
+      );
     } finally {
       endTurn();
     }
