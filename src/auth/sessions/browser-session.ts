@@ -11,13 +11,15 @@ export const SESSION_COOKIE = 'sid';
 export const INTERACTION_COOKIE = 'interaction';
 
 /**
- * The browser's sign-in session: a cookie scoped to the tenant's path whose value is
+ * The browser's sign-in session: a cookie scoped to the tenant's issuer path whose value is
  * `<session id>.<secret>`; the session stream keeps only its hash and decides whether it
  * is still alive.
  */
 @Injectable()
 export class BrowserSessions {
   private readonly secure: boolean;
+  /** The path of PUBLIC_URL, under which the browser sees every tenant (`/auth` for https://idp.example/auth). */
+  private readonly basePath: string;
 
   constructor(
     @Inject(SessionCommands) private readonly sessions: SessionCommands,
@@ -25,6 +27,7 @@ export class BrowserSessions {
     @Inject(CONFIG) config: Config,
   ) {
     this.secure = config.publicUrl.startsWith('https:');
+    this.basePath = new URL(config.publicUrl).pathname.replace(/\/+$/, '');
   }
 
   /**
@@ -58,7 +61,7 @@ export class BrowserSessions {
   }
 
   cookie(tenantId: string, name: string, value: string, maxAge?: number): string {
-    return serializeCookie(name, value, { path: `/${tenantId}`, secure: this.secure, maxAge });
+    return serializeCookie(name, value, { path: `${this.basePath}/${tenantId}`, secure: this.secure, maxAge });
   }
 
   clear(tenantId: string, name: string): string {
