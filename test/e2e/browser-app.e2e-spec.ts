@@ -23,8 +23,10 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-
 /**
  * The application. At `/` it starts the sign-in; at `/cb` it redeems the code and uses the
  * tokens; at `/leave` (opened from another site than the server's) it signs the user out
- * with a form POST to the end-session endpoint, which sends the browser back to `/bye`; at `/foreign` (opened from another origin than the
- * client's) it tries the token endpoint. What it saw goes into `#result` as JSON.
+ * with a form POST to the end-session endpoint, which sends the browser back to `/bye`; at
+ * `/forged` (opened from another site) it posts a form that claims to be the server's own
+ * logout relay; at `/foreign` (opened from another origin than the client's) it tries the
+ * token endpoint. What it saw goes into `#result` as JSON.
  */
 const PAGE = (issuer: string) => `<!doctype html><meta charset="utf-8"><title>app</title><pre id="result"></pre>
 <script type="module">
@@ -43,6 +45,12 @@ async function call(url, init) {
   }
 }
 const show = (result) => { document.getElementById('result').textContent = JSON.stringify(result); };
+const postForm = (action, fields) => {
+  const f = Object.assign(document.createElement('form'), { method: 'POST', action });
+  for (const [name, value] of Object.entries(fields)) f.append(Object.assign(document.createElement('input'), { type: 'hidden', name, value }));
+  document.body.append(f);
+  f.submit();
+};
 const meta = (await call(issuer + '/.well-known/openid-configuration')).body;
 if (location.pathname === '/') {
   const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
@@ -70,11 +78,9 @@ if (location.pathname === '/') {
     afterRevocation,
   });
 } else if (location.pathname === '/leave') {
-  const leave = Object.assign(document.createElement('form'), { method: 'POST', action: meta.end_session_endpoint });
-  const fields = { id_token_hint: location.hash.slice(1), post_logout_redirect_uri: location.origin + '/bye', state: 'left' };
-  for (const [name, value] of Object.entries(fields)) leave.append(Object.assign(document.createElement('input'), { type: 'hidden', name, value }));
-  document.body.append(leave);
-  leave.submit();
+  postForm(meta.end_session_endpoint, { id_token_hint: location.hash.slice(1), post_logout_redirect_uri: location.origin + '/bye', state: 'left' });
+} else if (location.pathname === '/forged') {
+  postForm(meta.end_session_endpoint, { relayed: '1' });
 } else if (location.pathname === '/bye') {
   show({ state: new URLSearchParams(location.search).get('state') });
 } else if (location.pathname === '/foreign') {
@@ -95,7 +101,7 @@ let browser: Browser | undefined;
 async function startApp(): Promise<string> {
   appServer = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (!['/', '/cb', '/leave', '/bye', '/foreign'].includes(path)) return res.writeHead(404).end();
+    if (!['/', '/cb', '/leave', '/forged', '/bye', '/foreign'].includes(path)) return res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE(issuer));
   });
   await new Promise<void>((resolve) => appServer!.listen(0, '127.0.0.1', resolve));
@@ -210,6 +216,22 @@ suite('a browser-based public client', () => {
     // The session has ended (a cleared cookie alone would have left it, and its tokens, alive).
     const events = await sessionEvents(server!, decodeJwt(idToken).payload.sid as string);
     expect(events.at(-1)).toMatchObject({ type: 'SessionRevoked', data: { reason: 'logout' } });
+  });
+
+  it('keeps the session, and its cookie, when a page on another site posts a form that claims to be the logout relay', async () => {
+    const context = await browser!.newContext();
+    const page = await context.newPage();
+    const { idToken } = await signInThroughApp(page);
+    const sid = async () => (await context.cookies(issuer)).find((c) => c.name === 'sid')?.value;
+    const before = await sid();
+    expect(before).toBeDefined();
+    await page.goto(`${otherSite(appOrigin)}/forged`);
+    // Relayed again from the server's own origin, with the cookie: the user is asked.
+    await page.waitForSelector('text=Sign out?');
+    expect(await sid()).toBe(before);
+    await context.close();
+    const events = await sessionEvents(server!, decodeJwt(idToken).payload.sid as string);
+    expect(events.map((e) => e.type)).not.toContain('SessionRevoked');
   });
 
   it("a page on another origin may read the metadata but not the token endpoint's answers for the client", async () => {

@@ -281,6 +281,18 @@ describe('logout with id_token_hint', () => {
     expect(await rp.active(tokens.refresh_token!)).toBe(false);
   });
 
+  it('relays again a POST marked relayed that a browser says came from another site, and clears no cookie the request did not show', async () => {
+    const post = (headers: Record<string, string>) =>
+      contract.fetch(rp.as.end_session_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ relayed: '1' }) });
+    const forged = await post({ 'sec-fetch-site': 'cross-site' });
+    expect(Browser.form(await forged.text()).fields).toEqual({ relayed: '1' });
+    expect(forged.headers.getSetCookie()).toEqual([]);
+    // A browser that does not say where a POST came from is taken at its word; without the cookie it ends nothing, and clears nothing.
+    const bare = await post({});
+    expect(await bare.text()).toContain('Signed out');
+    expect(bare.headers.getSetCookie()).toEqual([]);
+  });
+
   it('works with POST as well', async () => {
     const { browser, tokens } = await signedIn();
     const res = await browser.post(rp.as.end_session_endpoint!, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE });

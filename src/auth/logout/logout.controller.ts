@@ -49,7 +49,11 @@ export class LogoutController {
   @Post('logout')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const { relayed, confirm, decline, ...params } = formParams(req);
-    if (relayed === undefined && parseCookies(req.headers.cookie)[SESSION_COOKIE] === undefined) {
+    // Only the relay page, of this origin, marks a POST `relayed`: a browser that says the POST
+    // came from another site gets the relay page again, so no page elsewhere can skip the
+    // cookie the relay carries (and the confirmation it leads to).
+    const relayedHere = relayed !== undefined && (req.headers['sec-fetch-site'] ?? 'same-origin') === 'same-origin';
+    if (!relayedHere && parseCookies(req.headers.cookie)[SESSION_COOKIE] === undefined) {
       await this.directory.requireTenant(tenantId);
       return sendFlowResult(reply, { kind: 'html', status: 200, body: formPostPage(`${this.directory.issuer(tenantId)}/logout`, { ...params, relayed: '1' }) });
     }
@@ -101,7 +105,10 @@ export class LogoutController {
         }
       }
     }
-    const cookies = [this.browser.clear(tenantId, SESSION_COOKIE)];
+    // The cookie is cleared only where the request showed it: a request without it (a form
+    // posted from another site, which SameSite=Lax keeps the cookie from) must not clear the
+    // cookie of a session it did not end.
+    const cookies = parseCookies(cookieHeader)[SESSION_COOKIE] === undefined ? [] : [this.browser.clear(tenantId, SESSION_COOKIE)];
     const toClient = back();
     if (toClient) return { ...toClient, cookies };
     return { kind: 'html', status: 200, body: page('Signed out', '<h1>Signed out</h1><p>You are signed out.</p>'), cookies };
