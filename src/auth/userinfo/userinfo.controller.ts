@@ -39,11 +39,13 @@ export class UserinfoController {
   private async userinfo(tenantId: string, req: FastifyRequest, reply: FastifyReply): Promise<Record<string, unknown>> {
     await this.directory.requireTenant(tenantId);
     const header = authorizationOf(req, (d) => new InvalidBearerRequest(d));
-    // Another scheme is no attempt at a bearer token (RFC 6750 §3.1: no error code); a Bearer
-    // header that is not `Bearer` 1*SP b64token (§2.1) is a malformed one.
-    if (!header || !/^bearer(?:\s|$)/i.test(header)) throw new BearerRequired('an access token is required in the Authorization header');
-    const token = BEARER_CREDENTIALS.exec(header)?.[1];
-    if (!token) throw new InvalidBearerRequest('the Authorization header must be Bearer, one or more spaces, and the token');
+    const token = header && BEARER_CREDENTIALS.exec(header)?.[1];
+    if (!token) {
+      // No header, or another scheme, is no attempt at a bearer token (RFC 6750 §3.1: no error
+      // code); a Bearer header that is not `Bearer` 1*SP b64token (§2.1) is a malformed one.
+      if (header && /^bearer(?:\s|$)/i.test(header)) throw new InvalidBearerRequest('the Authorization header must be Bearer, one or more spaces, and the token');
+      throw new BearerRequired('an access token is required in the Authorization header');
+    }
     // RFC 6750 §2: one way per request. A token in the query or the body is never used, but
     // sent beside the header it makes the request malformed (§3.1).
     if (carries(req.query, 'access_token') || carries(req.body, 'access_token')) throw new InvalidBearerRequest('send the access token in the Authorization header only');
