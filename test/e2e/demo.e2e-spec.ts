@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild, stopChild } from '../support/child-server.js';
@@ -72,6 +72,60 @@ it('logs one JSON object per line with LOG_FORMAT=json', async () => {
     const entries = lines.map((line) => JSON.parse(line) as { level: string; message: string; context?: string });
     expect(entries.every((e) => typeof e.level === 'string' && typeof e.message === 'string')).toBe(true);
     expect(entries.some((e) => e.context === 'Server' && e.message.startsWith(`listening on port ${port}`))).toBe(true);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+it('warns, naming the fields, when BOOTSTRAP_FILE asks for other values than an existing tenant, client or user has, and leaves them as they are', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'authserver-seed-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const file = join(dataDir, 'seed.yaml');
+  const seed = (secret: string, scope: string, ttl: number, name: string) => `
+tenants:
+  - id: acme
+    access_token_ttl: ${ttl}
+    clients:
+      - client_id: service
+        client_secret: "${secret}"
+        grant_types: [client_credentials]
+        scope: "${scope}"
+    users:
+      - username: alice
+        password: "correct horse battery staple"
+        name: "${name}"
+`;
+  const first = 'a'.repeat(40);
+  const env = { ...process.env, PORT: String(port), PUBLIC_URL: base, DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_FILE: file };
+  const ready = `${base}/acme/.well-known/openid-configuration`;
+  try {
+    writeFileSync(file, seed(first, 'orders:read', 300, 'Alice'));
+    const created = await startChild(env, ready);
+    await stopChild(created.child);
+    expect(created.output()).not.toContain('already exists');
+    // The same file again: nothing to say but that the user's password is not compared.
+    const same = await startChild(env, ready);
+    await stopChild(same.child);
+    expect(same.output()).not.toContain('already exists');
+    expect(same.output()).toContain('1 user(s) already existed; their passwords in the file are neither compared nor applied');
+    writeFileSync(file, seed('b'.repeat(40), 'orders:read orders:write', 60, 'Alice Liddell'));
+    const changed = await startChild(env, ready);
+    try {
+      const out = changed.output();
+      expect(out).toContain(`${file}: tenants[0] already exists and is left as it is; the file's access_token_ttl differ`);
+      expect(out).toContain(`${file}: tenants[0].clients[0] already exists and is left as it is; the file's scope, client_secret differ`);
+      expect(out).toContain(`${file}: tenants[0].users[0] already exists and is left as it is; the file's claims.name differ`);
+      // Left as it is: the first secret still authenticates the client.
+      const res = await fetch(`${base}/acme/token`, {
+        method: 'POST',
+        headers: { authorization: 'Basic ' + Buffer.from(`service:${first}`).toString('base64'), 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      await stopChild(changed.child);
+    }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

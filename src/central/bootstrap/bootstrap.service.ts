@@ -7,7 +7,7 @@ import { DomainError } from '../../domain/shared/domain-error.js';
 import { randomToken } from '../../infrastructure/crypto/hashing.js';
 import { EVENT_STORE, type EventStore } from '../../infrastructure/event-store/event-store.port.js';
 import { CreateClient } from '../commands/create-client.command.js';
-import { CreateTenant } from '../commands/create-tenant.command.js';
+import { type CommandResult, CreateTenant } from '../commands/create-tenant.command.js';
 import { CreateUser } from '../commands/create-user.command.js';
 import { type BootstrapTenant, BootstrapFileError, DEFAULT_TENANT_SETTINGS, readBootstrapFile } from './bootstrap-file.js';
 
@@ -15,7 +15,8 @@ const ACTOR = 'system:bootstrap';
 
 /**
  * Applies BOOTSTRAP_FILE at start-up, idempotently: what exists already is left as it is
- * and appends nothing. With no file and an empty store, creates the `demo` tenant.
+ * and appends nothing; a warning names the fields in which the file asks for something
+ * else. With no file and an empty store, creates the `demo` tenant.
  */
 @Injectable()
 export class BootstrapService {
@@ -32,8 +33,14 @@ export class BootstrapService {
       const file = this.config.bootstrapFile;
       const tenants = readBootstrapFile(file);
       let created = 0;
-      for (const [i, t] of tenants.entries()) created += await this.applyTenant(t, file, `tenants[${i}]`);
+      let existingUsers = 0;
+      for (const [i, t] of tenants.entries()) {
+        const applied = await this.applyTenant(t, file, `tenants[${i}]`);
+        created += applied.created;
+        existingUsers += applied.existingUsers;
+      }
       this.logger.log(`${file}: ${tenants.length} tenant(s), ${created} item(s) created`);
+      if (existingUsers) this.logger.log(`${file}: ${existingUsers} user(s) already existed; their passwords in the file are neither compared nor applied`);
     } else if ((await this.events.headPosition()) === 0) {
       await this.createDemo();
       return this.printDemoHint(true);
@@ -41,11 +48,17 @@ export class BootstrapService {
     this.printDemoHint(false);
   }
 
-  private async applyTenant(t: BootstrapTenant, file: string, path: string): Promise<number> {
+  private async applyTenant(t: BootstrapTenant, file: string, path: string): Promise<{ created: number; existingUsers: number }> {
     let created = 0;
-    const step = async (where: string, run: () => Promise<{ created: boolean }>) => {
+    let existingUsers = 0;
+    const step = async (where: string, run: () => Promise<CommandResult>, kind = '') => {
       try {
-        if ((await run()).created) created++;
+        const result = await run();
+        if (result.created) created++;
+        else if (kind === 'user') existingUsers++;
+        if (result.unapplied?.length) {
+          this.logger.warn(`${file}: ${where} already exists and is left as it is; the file's ${result.unapplied.join(', ')} differ (the file only creates)`);
+        }
       } catch (e) {
         if (e instanceof DomainError) throw new BootstrapFileError(file, where, e.message);
         throw e;
@@ -57,9 +70,9 @@ export class BootstrapService {
       await step(`${path}.clients[${i}]`, () => this.commands.execute(new CreateClient(t.id, registration, clientSecret, ACTOR)));
     }
     for (const [i, u] of t.users.entries()) {
-      await step(`${path}.users[${i}]`, () => this.commands.execute(new CreateUser(t.id, u.username, u.password, u.claims, ACTOR)));
+      await step(`${path}.users[${i}]`, () => this.commands.execute(new CreateUser(t.id, u.username, u.password, u.claims, ACTOR)), 'user');
     }
-    return created;
+    return { created, existingUsers };
   }
 
   private get demoFile(): string {

@@ -8,7 +8,7 @@ import { sha256 } from '../../infrastructure/crypto/hashing.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { ProjectionRunner } from '../../infrastructure/read-store/projection-runner.js';
-import type { CommandResult } from './create-tenant.command.js';
+import { type CommandResult, unappliedFields } from './create-tenant.command.js';
 
 /** Secrets shorter than this are refused: the log keeps only a fast hash, which must not be guessable. */
 export const MIN_CLIENT_SECRET_LENGTH = 32;
@@ -38,13 +38,15 @@ export class CreateClientHandler implements ICommandHandler<CreateClient, Comman
       throw new DomainError('invalid_value', `client ${c.registration.clientId}: client_secret must be at least ${MIN_CLIENT_SECRET_LENGTH} characters`);
     }
     const registration: ClientRegistration = { ...c.registration, ...(c.clientSecret ? { secretHash: sha256(c.clientSecret) } : {}) };
-    const { position } = await this.aggregates.execute(
+    const { position, state } = await this.aggregates.execute(
       streams.client(c.tenantId, registration.clientId),
       clientDecider,
       { kind: 'CreateClient', tenantId: c.tenantId, registration },
       { tenantId: c.tenantId, actor: c.actor, now: this.clock.now() },
     );
     if (position) await this.projections.waitFor(['clients'], position);
-    return { created: position > 0 };
+    if (position > 0 || !state.exists) return { created: position > 0 };
+    const { exists: _e, tenantId: _t, ...stored } = state;
+    return { created: false, unapplied: unappliedFields(registration, stored) };
   }
 }

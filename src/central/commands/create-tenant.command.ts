@@ -8,8 +8,22 @@ import { Clock } from '../../infrastructure/nest/clock.js';
 import { ProjectionRunner } from '../../infrastructure/read-store/projection-runner.js';
 
 export interface CommandResult {
-  /** False when the thing already existed as asked (nothing was appended). */
+  /** False when the thing already existed (nothing was appended). */
   created: boolean;
+  /** When it existed: the fields asked for (by their names in the bootstrap file) that differ from what it has, which were not applied. */
+  unapplied?: string[];
+}
+
+/**
+ * The fields in which what was asked for and what is stored differ (either may lack one), by
+ * their snake_case names as the bootstrap file writes them; a secret's hash is named for the secret.
+ */
+export function unappliedFields(asked: object, stored: object): string[] {
+  const a = asked as Record<string, unknown>;
+  const s = stored as Record<string, unknown>;
+  return [...new Set([...Object.keys(a), ...Object.keys(s)])]
+    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(s[k]))
+    .map((k) => (k === 'secretHash' ? 'client_secret' : k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)));
 }
 
 export class CreateTenant extends Command<CommandResult> {
@@ -31,13 +45,15 @@ export class CreateTenantHandler implements ICommandHandler<CreateTenant, Comman
   ) {}
 
   async execute(c: CreateTenant): Promise<CommandResult> {
-    const { position } = await this.aggregates.execute(
+    const { position, state } = await this.aggregates.execute(
       streams.tenant(c.tenantId),
       tenantDecider,
       { kind: 'CreateTenant', tenantId: c.tenantId, settings: c.settings },
       { tenantId: c.tenantId, actor: c.actor, now: this.clock.now() },
     );
     if (position) await this.projections.waitFor(['tenants'], position);
-    return { created: position > 0 };
+    if (position > 0 || !state.exists) return { created: position > 0 };
+    const { exists: _e, tenantId: _t, ...stored } = state;
+    return { created: false, unapplied: unappliedFields(c.settings, stored) };
   }
 }

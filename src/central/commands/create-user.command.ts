@@ -8,7 +8,7 @@ import { hashPassword } from '../../infrastructure/crypto/hashing.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { ProjectionRunner } from '../../infrastructure/read-store/projection-runner.js';
-import type { CommandResult } from './create-tenant.command.js';
+import { type CommandResult, unappliedFields } from './create-tenant.command.js';
 
 export class CreateUser extends Command<CommandResult & { userId: string }> {
   constructor(
@@ -42,7 +42,9 @@ export class CreateUserHandler implements ICommandHandler<CreateUser, CommandRes
     const userId = existing ?? randomUUID();
     await this.aggregates.execute(reservation, userDecider, { kind: 'ReserveUsername', tenantId: c.tenantId, username: c.username, userId }, ctx);
     const userStream = streams.user(c.tenantId, userId);
-    if ((await this.aggregates.load(userStream, userDecider)).state.created) return { created: false, userId };
+    // An existing user's password is not compared: that would cost a slow hash per user at every start.
+    const user = (await this.aggregates.load(userStream, userDecider)).state.created;
+    if (user) return { created: false, userId, unapplied: unappliedFields(c.claims, user.claims).map((k) => `claims.${k}`) };
     const passwordHash = await hashPassword(c.password);
     const { position } = await this.aggregates.execute(
       userStream,
