@@ -5,7 +5,7 @@ import { CreateClientHandler } from './commands/create-client.command.js';
 import { CreateTenantHandler } from './commands/create-tenant.command.js';
 import { CreateUserHandler } from './commands/create-user.command.js';
 
-/** The admin control plane: commands over tenants, clients and users, and the declarative bootstrap. */
+/** The admin side, so far: the commands that create tenants, clients and users, and the declarative bootstrap that issues them (the admin API comes later). */
 @Module({
   imports: [CqrsModule],
   providers: [CreateTenantHandler, CreateClientHandler, CreateUserHandler, BootstrapService],
