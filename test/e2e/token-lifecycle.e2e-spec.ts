@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as oidc from 'openid-client';
 import { refreshTokenDocument, tokenHistory } from '../support/audit.js';
 import { Browser } from '../support/browser.js';
@@ -196,5 +198,48 @@ describe('token lifecycle through openid-client', () => {
     const correlationId = res.headers.get('x-request-id');
     const [entry] = (await tokenHistory(server, { clientId: 'service' })).filter((h) => h.correlationId === correlationId);
     expect(entry).toMatchObject({ type: 'AccessTokenIssued', sourceIp: '127.0.0.1', userAgent: 'inventory-sync/2.1' });
+  });
+});
+
+describe('secrets at rest', () => {
+  it('keeps no secret in usable form anywhere in the data directory: client secrets, passwords, codes, verifiers, tokens, cookies', async () => {
+    const config = await discover();
+    const wrongPassword = `wrong-${oidc.randomState()}`;
+    const refused = await signIn(config, new Browser(), {}, wrongPassword);
+    expect(refused.res.status).toBe(400);
+    const browser = new Browser();
+    const { res, verifier, state, nonce } = await signIn(config, browser);
+    const callback = new URL(res.headers.get('location')!);
+    const code = callback.searchParams.get('code')!;
+    const sid = browser.cookie('sid')!;
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    await oidc.tokenRevocation(config, refreshed.refresh_token!);
+    const service = await oidc.clientCredentialsGrant(await discover('service', SERVICE_SECRET), { scope: 'orders:read' });
+    // Every event and view is written before its answer; the files hold them (the WAL too).
+    const files = readdirSync(server.dataDir).filter((f) => f !== 'bootstrap.yaml');
+    expect(files).toContain('authserver.db');
+    const contents = files.map((f) => readFileSync(join(server.dataDir, f)));
+    const signature = (jwt: string) => jwt.split('.')[2];
+    // The part after the session id and the issue stamp is the secret of a code, a refresh token or a cookie.
+    const secretOf = (artefact: string) => artefact.slice(22 + 1 + 12);
+    const secrets: Record<string, string> = {
+      'client secret': WEB_SECRET,
+      'service secret': SERVICE_SECRET,
+      password: ALICE_PASSWORD,
+      'wrong password': wrongPassword,
+      'code verifier': verifier,
+      code: secretOf(code),
+      'session cookie': secretOf(sid),
+      'refresh token': secretOf(tokens.refresh_token!),
+      'rotated refresh token': secretOf(refreshed.refresh_token!),
+      'access token signature': signature(tokens.access_token),
+      'ID token signature': signature(tokens.id_token!),
+      'client_credentials token signature': signature(service.access_token),
+    };
+    for (const [name, secret] of Object.entries(secrets)) {
+      expect(secret.length).toBeGreaterThanOrEqual(20);
+      expect({ name, found: files.filter((_, i) => contents[i].includes(secret)) }).toEqual({ name, found: [] });
+    }
   });
 });
