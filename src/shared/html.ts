@@ -10,11 +10,16 @@ export function page(title: string, body: string, script?: string): string {
 <body>${body}${script ? `<script>${script}</script>` : ''}</body></html>`;
 }
 
-/** An auto-submitting form (OAuth 2.0 Form Post Response Mode); a button covers disabled JavaScript. */
-export function formPostPage(action: string, fields: Record<string, string | undefined>): string {
+/**
+ * An auto-submitting form (OAuth 2.0 Form Post Response Mode); a button covers disabled
+ * JavaScript. `atOnce: false`: no automatic submit, only the button.
+ */
+export function formPostPage(action: string, fields: Record<string, string | undefined>, atOnce = true): string {
   const inputs = Object.entries(fields)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v!)}">`)
     .join('');
-  return page('Submitting…', `<form method="post" action="${escapeHtml(action)}">${inputs}<noscript><button type="submit">Continue</button></noscript></form>`, 'document.forms[0].submit()');
+  const button = '<button type="submit">Continue</button>';
+  if (!atOnce) return page('Continue', `<form method="post" action="${escapeHtml(action)}">${inputs}${button}</form>`);
+  return page('Submitting…', `<form method="post" action="${escapeHtml(action)}">${inputs}<noscript>${button}</noscript></form>`, 'document.forms[0].submit()');
 }

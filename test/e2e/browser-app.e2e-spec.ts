@@ -226,7 +226,11 @@ suite('a browser-based public client', () => {
     const before = await sid();
     expect(before).toBeDefined();
     await page.goto(`${otherSite(appOrigin)}/forged`);
-    // Relayed again from the server's own origin, with the cookie: the user is asked.
+    // The relay page again, on the server's origin; it waits for a click, and its POST, which
+    // carries the session cookie, asks the user.
+    await page.waitForURL(`${issuer}/logout`);
+    expect(await sid()).toBe(before);
+    await page.click('button');
     await page.waitForSelector('text=Sign out?');
     expect(await sid()).toBe(before);
     await context.close();

@@ -274,23 +274,30 @@ describe('logout with id_token_hint', () => {
     expect(posted.status).toBe(200);
     const relay = Browser.form(await posted.text());
     expect(relay.action).toBe(rp.as.end_session_endpoint);
-    expect(relay.fields).toEqual({ ...params, relayed: '1' });
+    expect(relay.fields).toEqual({ ...params, relayed: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
     expect(await rp.active(tokens.refresh_token!)).toBe(true);
     const res = await browser.post(relay.action, relay.fields);
     expect(res.headers.get('location')).toBe(`${BYE}?state=x`);
     expect(await rp.active(tokens.refresh_token!)).toBe(false);
   });
 
-  it('relays again a POST marked relayed that a browser says came from another site, and clears no cookie the request did not show', async () => {
-    const post = (headers: Record<string, string>) =>
-      contract.fetch(rp.as.end_session_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ relayed: '1' }) });
-    const forged = await post({ 'sec-fetch-site': 'cross-site' });
-    expect(Browser.form(await forged.text()).fields).toEqual({ relayed: '1' });
-    expect(forged.headers.getSetCookie()).toEqual([]);
-    // A browser that does not say where a POST came from is taken at its word; without the cookie it ends nothing, and clears nothing.
-    const bare = await post({});
-    expect(await bare.text()).toContain('Signed out');
-    expect(bare.headers.getSetCookie()).toEqual([]);
+  it('takes a POST for the relay only with the nonce of the relay cookie, and clears no session cookie the request did not show', async () => {
+    const { browser, tokens } = await signedIn();
+    // A page elsewhere posts what it takes the relay to send: no cookie of this site comes with it.
+    const forged = await contract.fetch(rp.as.end_session_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ relayed: '1' }) });
+    const page = await forged.text();
+    // The relay again, with a nonce of its own, and no automatic submit (no loop for a browser that keeps no cookies).
+    expect(Browser.form(page).fields).toEqual({ relayed: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(page).not.toContain('<script>');
+    expect(forged.headers.getSetCookie()).toEqual([expect.stringMatching(/^logout-relay=[A-Za-z0-9_-]{43}; Path=\/acme; HttpOnly; SameSite=Lax; Max-Age=300$/)]);
+    // The relay's own POST, from a browser with the relay cookie and no session here: it ends nothing, and clears only the relay cookie.
+    const elsewhere = rp.browser();
+    const relay = Browser.form(await (await elsewhere.post(`${rp.issuer}/logout`, {}, 'https://rp.example')).text());
+    const relayed = await elsewhere.post(relay.action, relay.fields);
+    expect(await relayed.text()).toContain('Signed out');
+    expect(relayed.headers.getSetCookie()).toEqual([expect.stringMatching(/^logout-relay=; .*Max-Age=0$/)]);
+    expect(await stillSignedIn(browser)).toBe(true);
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
   });
 
   it('works with POST as well', async () => {

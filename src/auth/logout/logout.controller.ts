@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientView } from '../../../projections/clients.projection.js';
-import { constantTimeEqual } from '../../infrastructure/crypto/hashing.js';
+import { constantTimeEqual, randomToken } from '../../infrastructure/crypto/hashing.js';
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { parseCookies } from '../../shared/cookies.js';
 import { Directory } from '../../shared/directory.js';
@@ -17,6 +17,10 @@ import { originOf } from '../../shared/request-origin.js';
 import { withResponseParams } from '../../domain/client/redirect-uri.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 
+/** The relay page's nonce (see LogoutController), and how long its POST may take. */
+const RELAY_COOKIE = 'logout-relay';
+const RELAY_SECONDS = 300;
+
 /**
  * OpenID Connect RP-Initiated Logout 1.0. Only a browser signed in as a user ends that user's
  * sessions: its own session (the one whose cookie it holds), and the session an
@@ -26,7 +30,8 @@ import type { RequestOrigin } from '../../infrastructure/event-store/event-store
  * the browser's session cookie, which no other page can know. Anyone who merely holds an ID
  * token cannot sign anyone out: ID tokens are no secret. A relying party's form POST from its
  * own site carries no SameSite cookie, so a POST without one is answered with a page of this
- * origin that posts the same fields again (marked `relayed`, once), which carries it. Ending
+ * origin that posts the same fields again, which carries it. That POST is marked `relayed`
+ * with a nonce the page also set as a cookie, so a page elsewhere cannot pass for it. Ending
  * a session revokes all its tokens (`SessionRevoked`). The page also lets the user stay
  * signed in (`decline`): nothing ends, and the browser goes back to the relying party as it
  * would have after signing out.
@@ -49,15 +54,22 @@ export class LogoutController {
   @Post('logout')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const { relayed, confirm, decline, ...params } = formParams(req);
-    // Only the relay page, of this origin, marks a POST `relayed`: a browser that says the POST
-    // came from another site gets the relay page again, so no page elsewhere can skip the
-    // cookie the relay carries (and the confirmation it leads to).
-    const relayedHere = relayed !== undefined && (req.headers['sec-fetch-site'] ?? 'same-origin') === 'same-origin';
-    if (!relayedHere && parseCookies(req.headers.cookie)[SESSION_COOKIE] === undefined) {
+    const cookies = parseCookies(req.headers.cookie);
+    // The relay's POST carries the nonce of its cookie (SameSite=Lax: no page elsewhere can
+    // send that cookie with a POST, or read it); nothing else passes for it.
+    const nonce = cookies[RELAY_COOKIE];
+    const relayedHere = relayed !== undefined && nonce !== undefined && constantTimeEqual(relayed, nonce);
+    if (!relayedHere && cookies[SESSION_COOKIE] === undefined) {
       await this.directory.requireTenant(tenantId);
-      return sendFlowResult(reply, { kind: 'html', status: 200, body: formPostPage(`${this.directory.issuer(tenantId)}/logout`, { ...params, relayed: '1' }) });
+      const next = randomToken();
+      // A POST that claims to be relayed and is not (a page elsewhere, or a browser that keeps
+      // no cookies) gets the page without its automatic submit, so that nothing loops.
+      const body = formPostPage(`${this.directory.issuer(tenantId)}/logout`, { ...params, relayed: next }, relayed === undefined);
+      return sendFlowResult(reply, { kind: 'html', status: 200, body, cookies: [this.browser.cookie(tenantId, RELAY_COOKIE, next, RELAY_SECONDS)] });
     }
-    sendFlowResult(reply, await this.logout(tenantId, { ...params, confirm, decline }, req.headers.cookie, true, originOf(req)));
+    const result = await this.logout(tenantId, { ...params, confirm, decline }, req.headers.cookie, true, originOf(req));
+    if (nonce !== undefined) result.cookies = [...(result.cookies ?? []), this.browser.clear(tenantId, RELAY_COOKIE)];
+    sendFlowResult(reply, result);
   }
 
   /** `posted`: only the confirmation form, never a link, may carry `confirm` or `decline`. */
