@@ -55,11 +55,13 @@ function nodeLevelError(description: string): { body: string; headers: Record<st
 }
 
 /**
- * Whether the headers overflowed in the request line: the chunk Node was parsing starts a
- * request (a method and a space) whose first line does not end within the header limit.
+ * Whether the headers overflowed in the request line, as far as the chunk Node was parsing
+ * tells: it starts a request (a method, a space and the start of a target) whose first line
+ * does not end within the header limit. A URL that arrived in several reads, or behind another
+ * request on the connection, is not seen so (431 then).
  */
 function requestLineTooLong(raw: unknown): boolean {
-  if (!Buffer.isBuffer(raw) || !/^[A-Z]+ /.test(raw.subarray(0, 16).toString('latin1'))) return false;
+  if (!Buffer.isBuffer(raw) || !/^[A-Z]+ (?:\/|\*|[A-Za-z][A-Za-z0-9+.-]*:)/.test(raw.subarray(0, 64).toString('latin1'))) return false;
   const end = raw.indexOf(10);
   return end < 0 || end >= maxHeaderSize;
 }

@@ -113,9 +113,9 @@ tenants:
     const changed = await startChild(env, ready);
     try {
       const out = changed.output();
-      expect(out).toContain(`${file}: tenants[0] already exists and is left as it is; the file's access_token_ttl differ`);
+      expect(out).toContain(`${file}: tenants[0] already exists and is left as it is; the file's access_token_ttl differs`);
       expect(out).toContain(`${file}: tenants[0].clients[0] already exists and is left as it is; the file's scope, client_secret differ`);
-      expect(out).toContain(`${file}: tenants[0].users[0] already exists and is left as it is; the file's claims.name differ`);
+      expect(out).toContain(`${file}: tenants[0].users[0] already exists and is left as it is; the file's claims.name differs`);
       // Left as it is: the first secret still authenticates the client.
       const res = await fetch(`${base}/acme/token`, {
         method: 'POST',

@@ -51,13 +51,14 @@ export class BootstrapService {
   private async applyTenant(t: BootstrapTenant, file: string, path: string): Promise<{ created: number; existingUsers: number }> {
     let created = 0;
     let existingUsers = 0;
-    const step = async (where: string, run: () => Promise<CommandResult>, kind = '') => {
+    const step = async (where: string, run: () => Promise<CommandResult>, user = false) => {
       try {
         const result = await run();
         if (result.created) created++;
-        else if (kind === 'user') existingUsers++;
-        if (result.unapplied?.length) {
-          this.logger.warn(`${file}: ${where} already exists and is left as it is; the file's ${result.unapplied.join(', ')} differ (the file only creates)`);
+        else if (user) existingUsers++;
+        const unapplied = result.unapplied ?? [];
+        if (unapplied.length) {
+          this.logger.warn(`${file}: ${where} already exists and is left as it is; the file's ${unapplied.join(', ')} ${unapplied.length === 1 ? 'differs' : 'differ'} (the file only creates)`);
         }
       } catch (e) {
         if (e instanceof DomainError) throw new BootstrapFileError(file, where, e.message);
@@ -70,7 +71,7 @@ export class BootstrapService {
       await step(`${path}.clients[${i}]`, () => this.commands.execute(new CreateClient(t.id, registration, clientSecret, ACTOR)));
     }
     for (const [i, u] of t.users.entries()) {
-      await step(`${path}.users[${i}]`, () => this.commands.execute(new CreateUser(t.id, u.username, u.password, u.claims, ACTOR)), 'user');
+      await step(`${path}.users[${i}]`, () => this.commands.execute(new CreateUser(t.id, u.username, u.password, u.claims, ACTOR)), true);
     }
     return { created, existingUsers };
   }

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { tenantDecider } from '../../domain/tenant/tenant.decider.js';
-import type { TenantSettings } from '../../domain/tenant/tenant.events.js';
+import { DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_AGE, type TenantSettings } from '../../domain/tenant/tenant.events.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
@@ -14,6 +14,9 @@ export interface CommandResult {
   unapplied?: string[];
 }
 
+/** A value as compared: lists (redirect URIs, grant types, scopes) in any order. */
+const canonical = (v: unknown) => JSON.stringify(Array.isArray(v) ? [...(v as unknown[])].sort() : v);
+
 /**
  * The fields in which what was asked for and what is stored differ (either may lack one), by
  * their snake_case names as the bootstrap file writes them; a secret's hash is named for the secret.
@@ -22,7 +25,7 @@ export function unappliedFields(asked: object, stored: object): string[] {
   const a = asked as Record<string, unknown>;
   const s = stored as Record<string, unknown>;
   return [...new Set([...Object.keys(a), ...Object.keys(s)])]
-    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(s[k]))
+    .filter((k) => canonical(a[k]) !== canonical(s[k]))
     .map((k) => (k === 'secretHash' ? 'client_secret' : k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)));
 }
 
@@ -53,7 +56,9 @@ export class CreateTenantHandler implements ICommandHandler<CreateTenant, Comman
     );
     if (position) await this.projections.waitFor(['tenants'], position);
     if (position > 0 || !state.exists) return { created: position > 0 };
+    // Tenants created before the session settings existed lack them, and are served with their defaults (as the tenants view does).
     const { exists: _e, tenantId: _t, ...stored } = state;
-    return { created: false, unapplied: unappliedFields(c.settings, stored) };
+    const served = { sessionMaxAge: DEFAULT_SESSION_MAX_AGE, sessionIdleTimeout: DEFAULT_SESSION_IDLE_TIMEOUT, ...stored };
+    return { created: false, unapplied: unappliedFields(c.settings, served) };
   }
 }
