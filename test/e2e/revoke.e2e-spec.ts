@@ -181,6 +181,19 @@ describe('the audit trail of ended tokens', () => {
     expect(ends).toHaveLength(2);
   });
 
+  it("refuses another client's revocation of a client_credentials token, and records it, only while the token lives, when it meets the owner's", async () => {
+    const tokens = await Promise.all(Array.from({ length: 5 }, () => rp.clientCredentials('service')));
+    const refused = await Promise.all(
+      tokens.map(async (t) => (await Promise.allSettled([rp.revoke(t.access_token, 'service'), rp.revoke(t.access_token, 'web')]))[1].status === 'rejected'),
+    );
+    const log = await server.app.get<EventStore>(EVENT_STORE).readAll();
+    for (const [i, t] of tokens.entries()) {
+      const jti = decodeJwt(t.access_token).payload.jti;
+      const ends = log.filter((e) => ['TokenRevoked', 'RevocationRefused'].includes(e.type) && (e.data as { jti?: string }).jti === jti).map((e) => e.type);
+      expect(ends).toEqual(refused[i] ? ['RevocationRefused', 'TokenRevoked'] : ['TokenRevoked']);
+    }
+  });
+
   it('revoking a refresh token names the grant and its client; revoking it again records nothing', async () => {
     const tokens = await rp.tokens({ clientId: 'spa', scope: 'openid profile offline_access' });
     const { sid } = decodeJwt(tokens.id_token!).payload as { sid: string };
