@@ -1,14 +1,18 @@
 import * as oauth from 'oauth4webapi';
+import { KeyRing } from '../../src/infrastructure/crypto/key-ring.js';
+import { signJwt } from '../../src/infrastructure/crypto/jws.js';
+import type { TestServer } from '../support/server.js';
 import { endToEnd } from '../support/suite.js';
 import { nodeRequest } from '../support/node-request.js';
 import { decodeJwt, RelyingParty } from '../support/rp.js';
 
 let rp: RelyingParty;
+let server: TestServer;
 /** An access token of alice with `openid profile email offline_access`, and her subject. */
 let token: string;
 let sub: string;
 const contract = endToEnd(async (s) => {
-  ({ rp } = s);
+  ({ rp, server } = s);
   const tokens = await rp.tokens();
   token = tokens.access_token;
   sub = decodeJwt(tokens.id_token!).payload.sub as string;
@@ -95,6 +99,30 @@ describe('requests without a usable token', () => {
     }
     // The scheme in any case, and more than one space.
     for (const authorization of [`bearer ${token}`, `BEARER   ${token}`]) expect((await userinfo('/userinfo', { headers: { authorization } })).status).toBe(200);
+  });
+
+  it('takes a token signed with the right key only when its header and claims are those of an access token issued here (RFC 7515 §4.1.11, RFC 9068 §2.2, RFC 7519 §4.1.5)', async () => {
+    const key = await server.app.get(KeyRing).signingKey('acme', 'ES256');
+    const { header, payload } = decodeJwt(token) as { header: Record<string, unknown>; payload: Record<string, unknown> };
+    const resigned = (h: Record<string, unknown>, p: Record<string, unknown>) => signJwt({ ...(h as { alg: 'ES256' }) }, p, key.privateKey);
+    const { exp: _exp, ...noExp } = payload;
+    const { aud: _aud, ...noAud } = payload;
+    // The same header and claims, signed again: taken (so what follows is refused for what it changes).
+    expect((await userinfo('/userinfo', { headers: { authorization: `Bearer ${await resigned(header, payload)}` } })).status).toBe(200);
+    const odd: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+      ['an extension it must understand', { ...header, crit: ['x-unknown'], 'x-unknown': 1 }, payload],
+      ['another audience', header, { ...payload, aud: 'https://elsewhere.example' }],
+      ['no audience', header, noAud],
+      ['no expiry', header, noExp],
+      ['an expiry that is no number', header, { ...payload, exp: String(payload.exp) }],
+      ['a not-before ahead', header, { ...payload, nbf: (payload.iat as number) + 3600 }],
+      ['a scope that is no string', header, { ...payload, scope: ['openid', 'email'] }],
+    ];
+    for (const [what, h, p] of odd) {
+      const forged = await resigned(h, p);
+      expect({ what, status: (await userinfo('/userinfo', { headers: { authorization: `Bearer ${forged}` } })).status }).toEqual({ what, status: 401 });
+      expect({ what, active: await rp.active(forged) }).toEqual({ what, active: false });
+    }
   });
 
   it('answers another authentication scheme as no token', async () => {

@@ -6,6 +6,7 @@ import { EVENT_STORE, type EventStore } from '../../infrastructure/event-store/e
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { ProjectionRunner } from '../../infrastructure/read-store/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../../infrastructure/read-store/read-store.port.js';
+import { Directory } from '../../shared/directory.js';
 import { artefactHash, sessionOf } from '../sessions/session-commands.js';
 import { TokenIssuer } from './token-issuer.js';
 
@@ -33,6 +34,7 @@ export class TokenInspector {
     @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
     @Inject(TokenIssuer) private readonly issuer: TokenIssuer,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(Directory) private readonly directory: Directory,
   ) {}
 
   async inspect(tenantId: string, token: string, hint?: TokenHint): Promise<Inspection | undefined> {
@@ -54,7 +56,7 @@ export class TokenInspector {
     // No document unless it was revoked (or issued before its jti named its grant): its verified JWT describes it.
     let view = described.get(jwt!.payload);
     if (!view) {
-      view = tokenOf(tenantId, jti, jwt!.payload);
+      view = tokenOf(tenantId, jti, jwt!.payload, this.directory.issuer(tenantId), this.clock.seconds());
       if (!view) return undefined;
       described.set(jwt!.payload, view);
     }
@@ -80,8 +82,17 @@ export class TokenInspector {
 /** Views made from verified JWTs, kept as long as the issuer remembers the JWT. */
 const described = new WeakMap<object, TokenView>();
 
-function tokenOf(tenantId: string, jti: string, claims: Record<string, unknown>): TokenView | undefined {
-  const { client_id: clientId, sub, scope, aud, iat, exp, sid } = claims as { client_id: string; sub: string; scope?: string; aud: string | string[]; iat: number; exp: number; sid?: unknown };
+/**
+ * What a verified access token says, when it says it as RFC 9068 §2.2 has it: claims of their
+ * types, this server (the issuer) among its audiences, and no `nbf` still ahead (RFC 7519
+ * §4.1.5). Anything else is no token of ours.
+ */
+function tokenOf(tenantId: string, jti: string, claims: Record<string, unknown>, issuer: string, now: number): TokenView | undefined {
+  const { client_id: clientId, sub, scope, aud, iat, exp, nbf, sid } = claims;
+  const audience = typeof aud === 'string' ? [aud] : aud;
+  if (typeof clientId !== 'string' || typeof sub !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') return undefined;
+  if ((scope !== undefined && typeof scope !== 'string') || (nbf !== undefined && (typeof nbf !== 'number' || nbf > now))) return undefined;
+  if (!Array.isArray(audience) || !audience.every((a) => typeof a === 'string') || !audience.includes(issuer)) return undefined;
   const grantId = grantOfTokenId(jti);
   if (sid !== undefined && (typeof sid !== 'string' || !grantId)) return undefined;
   return {
@@ -92,7 +103,7 @@ function tokenOf(tenantId: string, jti: string, claims: Record<string, unknown>)
     ...(sid !== undefined ? { userId: sub, sessionId: sid, grantId } : {}),
     jti,
     scope: scope ? scope.split(' ') : [],
-    audience: Array.isArray(aud) ? aud : [aud],
+    audience: audience as string[],
     issuedAt: iat,
     expiresAt: exp,
     status: 'active',

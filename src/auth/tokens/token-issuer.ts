@@ -104,9 +104,9 @@ export class TokenIssuer {
   }
 
   /**
-   * Verifies a JWT this tenant signed (signature, issuer, and `typ` when given); expiry and
-   * revocation are the caller's to check. Tokens that passed are remembered by their exact
-   * text, so a token presented again costs no signature check.
+   * Verifies a JWT this tenant signed (signature, issuer, a numeric `exp`, no `crit` header,
+   * and `typ` when given); expiry and revocation are the caller's to check. Tokens that passed
+   * are remembered by their exact text, so a token presented again costs no signature check.
    */
   async verify(tenantId: string, token: string, typ?: string): Promise<DecodedJwt | undefined> {
     const key = `${tenantId} ${token}`;
@@ -121,10 +121,12 @@ export class TokenIssuer {
 
   private async checkSignature(tenantId: string, token: string): Promise<DecodedJwt | undefined> {
     const decoded = token.length < 8192 ? decodeJwt(token) : undefined;
-    if (!decoded || typeof decoded.header.kid !== 'string') return undefined;
+    // RFC 7515 §4.1.11: no extension is understood here, so a token that names one is refused.
+    if (!decoded || typeof decoded.header.kid !== 'string' || decoded.header.crit !== undefined) return undefined;
     const key = await this.keys.find(tenantId, decoded.header.kid);
     if (!key || !(await signatureValid(decoded, key.publicKey, key.alg, key.lowS))) return undefined;
-    if (decoded.payload.iss !== this.directory.issuer(tenantId)) return undefined;
+    // Every token signed here expires (RFC 9068 §2.2, OpenID Connect Core §2).
+    if (decoded.payload.iss !== this.directory.issuer(tenantId) || typeof decoded.payload.exp !== 'number') return undefined;
     return { header: decoded.header, payload: decoded.payload };
   }
 }
