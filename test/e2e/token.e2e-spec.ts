@@ -462,6 +462,17 @@ describe('refresh_token', () => {
     expect((await rp.refresh('web', tokens.refresh_token!)).access_token).toBeTruthy();
   });
 
+  it('does not grant offline_access to a client that may not use the refresh_token grant, since no refresh token comes of it (OpenID Connect Core §11)', async () => {
+    const tokens = await rp.tokens({ clientId: 'coded', scope: 'openid profile offline_access' });
+    expect(tokens.refresh_token).toBeUndefined();
+    expect(tokens.scope).toBe('openid profile');
+    expect(decodeJwt(tokens.access_token).payload.scope).toBe('openid profile');
+    // Asked for alone, nothing is left to grant.
+    const { url, state } = await rp.request({ clientId: 'coded', scope: 'offline_access' });
+    const location = new URL((await rp.browser().follow(url, server.baseUrl)).headers.get('location') ?? 'http://x/');
+    expect({ error: location.searchParams.get('error'), state: location.searchParams.get('state') }).toEqual({ error: 'invalid_scope', state });
+  });
+
   it('refuses a scope wider than the original grant with invalid_scope', async () => {
     const tokens = await rp.tokens({ scope: 'openid offline_access' });
     const res = await oauth.refreshTokenGrantRequest(rp.as, rp.client('web'), rp.auth('web'), tokens.refresh_token!, { ...rp.options, additionalParameters: { scope: 'openid email offline_access' } });

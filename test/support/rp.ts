@@ -16,6 +16,7 @@ export const CLIENT_AUTH: Record<string, () => oauth.ClientAuth> = {
   web: () => oauth.ClientSecretBasic(WEB_SECRET),
   spa: () => oauth.None(),
   'spa-rs': () => oauth.None(),
+  coded: () => oauth.ClientSecretBasic(WEB_SECRET),
   third: () => oauth.ClientSecretPost(THIRD_SECRET),
   service: () => oauth.ClientSecretBasic(SERVICE_SECRET),
 };

@@ -11,7 +11,10 @@ export const SERVICE_SECRET = 'service-secret-0123456789-0123456789-xyz';
 export const REDIRECT = 'http://127.0.0.1:9999/cb';
 export const ALICE_PASSWORD = 'correct horse battery staple';
 
-/** One tenant with a web client, a public client, a third-party client, a service client and two users; a second, strict one. */
+/**
+ * One tenant with a web client, public clients, one without refresh tokens (`coded`), a
+ * third-party client, a service client and two users; a second, strict one.
+ */
 export const BOOTSTRAP_YAML = `
 tenants:
   - id: acme
@@ -40,6 +43,12 @@ tenants:
         token_endpoint_auth_method: none
         first_party: true
         id_token_signed_response_alg: RS256
+      - client_id: coded
+        client_secret: "${WEB_SECRET}"
+        redirect_uris: ["${REDIRECT}"]
+        grant_types: [authorization_code]
+        scope: "openid profile offline_access"
+        first_party: true
       - client_id: third
         client_name: Third Party App
         client_secret: "${THIRD_SECRET}"

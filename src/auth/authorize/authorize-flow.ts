@@ -109,8 +109,11 @@ export class AuthorizeFlow {
     // OpenID Connect Core §3.1.2.1 (scope values not understood are ignored) and RFC 6749 §3.3
     // (the server may grant less): values the client is not registered for are left out, and
     // the token response names what was granted. Nothing left is an error.
+    // `offline_access` asks for a refresh token (OpenID Connect Core §11): a client that may
+    // not use the refresh_token grant is not granted it, so that the scope granted says so.
     const requested = scopeList(params.scope);
-    const scope = requested ? requested.filter((s) => client.scope.includes(s)) : client.scope.filter((s) => s !== 'offline_access');
+    const grantable = client.grantTypes.includes('refresh_token') ? client.scope : client.scope.filter((s) => s !== 'offline_access');
+    const scope = requested ? requested.filter((s) => grantable.includes(s)) : grantable.filter((s) => s !== 'offline_access');
     if (scope.length === 0) fail(new InvalidScope(requested ? 'none of the requested scopes is allowed for this client' : 'the client is registered for no scope'));
     const prompt = scopeList(params.prompt) ?? [];
     if (prompt.some((p) => !PROMPTS.has(p)) || (prompt.includes('none') && prompt.length > 1)) fail(new InvalidRequest('prompt must be none, or any of login and consent'));
