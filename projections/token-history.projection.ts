@@ -60,13 +60,13 @@ const REFUSALS = ['CodeRefused', 'RefreshRefused', 'RevocationRefused'];
 
 /**
  * The clients besides the event's own whose histories list it: those of the grants a
- * `SessionRevoked` ended (none in events recorded before it listed them), and the one that
- * presented another client's code or token.
+ * `SessionRevoked` ended (none in events recorded before it listed them) and the one whose
+ * logout request it was, and the one that presented another client's code or token.
  */
 function otherClients(e: ProjectedEvent): string[] {
   if (e.type === 'SessionRevoked') {
     const grants: Array<{ clientId: string }> = e.data.grants ?? [];
-    return [...new Set(grants.map((g) => g.clientId))];
+    return [...new Set([...grants.map((g) => g.clientId), ...(e.data.requestedBy ? [e.data.requestedBy] : [])])];
   }
   if (REFUSALS.includes(e.type) && e.data.presentedBy !== e.data.clientId) return [e.data.presentedBy];
   return [];
@@ -74,7 +74,7 @@ function otherClients(e: ProjectedEvent): string[] {
 
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 8,
+  version: 9,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [{ fields: ['tenantId', 'sessionId'] }, { fields: ['tenantId', 'sub'] }, { fields: ['tenantId', 'clientId'] }],
   documentId(e) {
@@ -99,11 +99,14 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
     const key = historyKey(d.tenantId, e.position);
     if (id !== key) {
       const clientId = id.slice(key.length + 1);
-      // A logout's entry in the histories of the clients it concerns says nothing of where the
-      // user (or another client) was.
+      // A session's end, in the history of a client it concerns, names that client's grants
+      // only, and who ended it only when that was the client or the session's user: nothing of
+      // where the user was, of other clients, or of another user who signed in.
       if (e.type === 'SessionRevoked') {
-        const { sourceIp: _ip, userAgent: _agent, ...anonymous } = meta;
-        return { ...anonymous, clientId, data: d };
+        const { sourceIp: _ip, userAgent: _agent, actor, ...anonymous } = meta;
+        const { grants = [], requestedBy, ...rest } = d as { grants?: Array<{ clientId: string }>; requestedBy?: string };
+        const own = { ...rest, grants: grants.filter((g) => g.clientId === clientId), ...(requestedBy === clientId ? { requestedBy } : {}) };
+        return { ...anonymous, actor: actor === `client:${clientId}` || actor === `user:${d.userId}` ? actor : 'another party', clientId, data: own };
       }
       // The presenter of another client's code or token is told only that it was refused, and
       // whose it was (and, of a revocation, which kind of token).

@@ -1,4 +1,6 @@
 import * as oauth from 'oauth4webapi';
+import { tokenHistory } from '../support/audit.js';
+import type { TestServer } from '../support/server.js';
 import { endToEnd } from '../support/suite.js';
 import { Browser } from '../support/browser.js';
 import { BOB_PASSWORD, decodeJwt, RelyingParty } from '../support/rp.js';
@@ -6,7 +8,8 @@ import { BOB_PASSWORD, decodeJwt, RelyingParty } from '../support/rp.js';
 const BYE = 'http://127.0.0.1:9999/bye';
 
 let rp: RelyingParty;
-const contract = endToEnd((s) => ({ rp } = s));
+let server: TestServer;
+const contract = endToEnd((s) => ({ rp, server } = s));
 
 function logoutUrl(params: Record<string, string>): string {
   const url = new URL(rp.as.end_session_endpoint!);
@@ -298,6 +301,26 @@ describe('logout with id_token_hint', () => {
     expect(relayed.headers.getSetCookie()).toEqual([expect.stringMatching(/^logout-relay=; .*Max-Age=0$/)]);
     expect(await stillSignedIn(browser)).toBe(true);
     expect(await rp.active(tokens.refresh_token!)).toBe(true);
+  });
+
+  it("tells the client of a code not redeemed yet, and the client that asked, in their histories, each of its own grants only", async () => {
+    const { browser, tokens } = await signedIn();
+    const spaSignIn = await rp.signIn(browser, { clientId: 'spa', scope: 'openid profile' });
+    const pending = rp.codeParams(spaSignIn, 'spa');
+    const { sid } = decodeJwt(tokens.id_token!).payload as { sid: string };
+    const res = await browser.get(logoutUrl({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE }));
+    expect(res.status).toBe(302);
+    const end = (await tokenHistory(server, { sessionId: sid })).at(-1)!;
+    expect(end).toMatchObject({ type: 'SessionRevoked', data: { reason: 'logout', requestedBy: 'web', grants: [{ clientId: 'web' }, { clientId: 'spa' }] } });
+    const copyFor = async (clientId: string) => (await tokenHistory(server, { clientId })).filter((e) => e.eventId === end.eventId);
+    const [web] = await copyFor('web');
+    const [spa] = await copyFor('spa');
+    expect(web.data).toMatchObject({ requestedBy: 'web', grants: [{ clientId: 'web' }] });
+    expect(spa.data.grants).toEqual([{ grantId: expect.any(String), clientId: 'spa' }]);
+    expect(spa.data.requestedBy).toBeUndefined();
+    // The code itself is dead.
+    const redeemed = await rp.redeemRequest('spa', pending, spaSignIn.redirectUri, spaSignIn.verifier);
+    expect({ status: redeemed.status, body: await redeemed.json() }).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
   it('works with POST as well', async () => {

@@ -164,6 +164,9 @@ describe('the audit trail of ended tokens', () => {
     const end = ofSession(await history({ sessionId: sid })).at(-1)!;
     expect(end).toMatchObject({ type: 'SessionRevoked', actor: 'client:web', data: { userId: sub, grants: [{ clientId: 'web' }, { clientId: 'spa' }] } });
     for (const clientId of ['web', 'spa']) expect(ofSession(await history({ clientId })).at(-1)!.type).toBe('SessionRevoked');
+    // spa's copy names its own grant only, and not the client whose replay ended the session.
+    expect(ofSession(await history({ clientId: 'spa' })).at(-1)).toMatchObject({ actor: 'another party', data: { grants: [{ clientId: 'spa' }] } });
+    expect(ofSession(await history({ clientId: 'web' })).at(-1)).toMatchObject({ actor: 'client:web', data: { grants: [{ clientId: 'web' }] } });
     const bySubject = ofSession(await history({ sub }));
     expect(bySubject.map((e) => e.type).slice(-2)).toEqual(['RefreshReplayed', 'SessionRevoked']);
     // Revoking a token of the ended session, or replaying its code, records no second end.

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientView } from '../../../projections/clients.projection.js';
 import { constantTimeEqual, randomToken } from '../../infrastructure/crypto/hashing.js';
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
+import { Clock } from '../../infrastructure/nest/clock.js';
 import { parseCookies } from '../../shared/cookies.js';
 import { Directory } from '../../shared/directory.js';
 import { escapeHtml, formPostPage, page } from '../../shared/html.js';
@@ -44,6 +45,7 @@ export class LogoutController {
     @Inject(BrowserSessions) private readonly browser: BrowserSessions,
     @Inject(SessionCommands) private readonly sessions: SessionCommands,
     @Inject(KeyEncryption) private readonly keys: KeyEncryption,
+    @Inject(Clock) private readonly clock: Clock,
   ) {}
 
   @Get('logout')
@@ -108,12 +110,14 @@ export class LogoutController {
     if (current && !confirmed) return this.confirmPage(tenantId, params, token!);
     if (current) {
       const actor = `user:${current.userId}`;
-      await this.sessions.run(tenantId, current.sessionId, { kind: 'EndSession', reason: 'logout' }, actor, { origin });
+      // The relying party whose request this is (the hint's audience, or client_id), on record.
+      const end = { kind: 'EndSession' as const, reason: 'logout' as const, now: this.clock.seconds(), ...(client ? { requestedBy: client.clientId } : {}) };
+      await this.sessions.run(tenantId, current.sessionId, end, actor, { origin });
       // The user's session in another browser, when the hint names one of theirs.
       if (hintSession !== undefined && hintSession !== current.sessionId && hintUser === current.userId) {
         const other = await this.sessions.load(tenantId, hintSession);
         if (other.started && !other.revoked && other.userId === current.userId) {
-          await this.sessions.run(tenantId, hintSession, { kind: 'EndSession', reason: 'logout' }, actor, { origin });
+          await this.sessions.run(tenantId, hintSession, end, actor, { origin });
         }
       }
     }

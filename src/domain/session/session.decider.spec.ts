@@ -82,15 +82,15 @@ describe('session decider', () => {
     expect(errorCode(() => s.when(redeem({ now: 160 })))).toBe('code_invalid');
     // Once the code could no longer be redeemed (expired, or its session ended), a refusal is not recorded.
     expect(errorCode(() => s.when(redeem({ clientId: 'other', now: 160 })))).toBe('code_invalid');
-    expect(errorCode(() => given(given(withCode).after({ kind: 'EndSession', reason: 'logout' })).when(redeem({ clientId: 'other' })))).toBe('code_invalid');
-    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout' });
+    expect(errorCode(() => given(given(withCode).after({ kind: 'EndSession', reason: 'logout', now: 100 })).when(redeem({ clientId: 'other' })))).toBe('code_invalid');
+    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100 });
     expect(errorCode(() => given(ended).when(rotate('r1', 'r2', { clientId: 'other' })))).toBe('refresh_invalid');
   });
 
   it('records no TokenRevoked for an access token whose session or grant has already ended', () => {
     const revokeAccess = { kind: 'RevokeAccessToken' as const, jti: 'j', grantId: 'g', clientId: 'web', owner: 'web' };
     expect(types(given(redeemed).when(revokeAccess))).toEqual(['TokenRevoked']);
-    expect(given(given(redeemed).after({ kind: 'EndSession', reason: 'logout' })).when(revokeAccess)).toEqual([]);
+    expect(given(given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100 })).when(revokeAccess)).toEqual([]);
     expect(given(given(redeemed).after(redeem())).when(revokeAccess)).toEqual([]);
   });
 
@@ -98,7 +98,7 @@ describe('session decider', () => {
     expect(types(given(redeemed).when(redeem()))).toEqual(['CodeReplayed', 'GrantRevoked']);
     const replayed = given(redeemed).after(redeem());
     expect(types(given(replayed).when(redeem()))).toEqual(['CodeReplayed']);
-    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout' });
+    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100 });
     expect(types(given(ended).when(redeem()))).toEqual(['CodeReplayed']);
     expect(errorCode(() => given(replayed).when(rotate('r1', 'r2')))).toBe('refresh_invalid');
   });
@@ -116,6 +116,22 @@ describe('session decider', () => {
     expect(grantAuthTime(s, 'g')).toBe(90);
     // Kept through a snapshot.
     expect(grantAuthTime(sessionDecider.snapshot!.decode(JSON.parse(JSON.stringify(sessionDecider.snapshot!.encode(s)))), 'g')).toBe(90);
+  });
+
+  it("lists among the grants a session's end concerns those of codes not redeemed yet, while they could be; and names who asked", () => {
+    const pending = given(redeemed).after({ kind: 'IssueCode', code: { ...code, grantId: 'g2', codeHash: 'c2', clientId: 'other', expiresAt: 200 } });
+    const end = (now: number) => given(pending).when({ kind: 'EndSession', reason: 'logout', now, requestedBy: 'web' })[0].data;
+    expect(end(150)).toMatchObject({ grants: [{ grantId: 'g', clientId: 'web' }, { grantId: 'g2', clientId: 'other' }], requestedBy: 'web' });
+    expect(end(200)).toMatchObject({ grants: [{ grantId: 'g', clientId: 'web' }] });
+  });
+
+  it('records every replay of a rotated refresh token, also once a first replay has ended the session; the session ends once', () => {
+    const rotated = given(redeemed).after(rotate('r1', 'r2'));
+    const replayed = given(rotated).after(rotate('r1', 'r3'));
+    expect(types(replayed.slice(rotated.length))).toEqual(['RefreshReplayed', 'SessionRevoked']);
+    expect(types(given(replayed).when(rotate('r1', 'r4')))).toEqual(['RefreshReplayed']);
+    // The token in use is refused as the session has ended, and records nothing.
+    expect(errorCode(() => given(replayed).when(rotate('r2', 'r5')))).toBe('session_revoked');
   });
 
   it('replaces the session cookies on a sign-in again; one sent alongside (within 10 s) adds its cookie instead', () => {
@@ -139,7 +155,7 @@ describe('session decider', () => {
     expect(given(twice).state.cookieHashes).toEqual(['h', 'h-95']);
     expect(given(given(started).after(start('u', 100))).state.cookieHashes).toEqual(['h-100']);
     expect(errorCode(() => given(started).when(start('v', 95)))).toBe('already_exists');
-    expect(errorCode(() => given(given(started).after({ kind: 'EndSession', reason: 'logout' })).when(start('u', 95)))).toBe('session_revoked');
+    expect(errorCode(() => given(given(started).after({ kind: 'EndSession', reason: 'logout', now: 100 })).when(start('u', 95)))).toBe('session_revoked');
   });
 
   it('records how each access token was obtained, the key that signs it, and the ID token that goes with it', () => {
@@ -297,7 +313,7 @@ describe('session decider', () => {
     expect(given(redeemed).when({ ...refreshByOther, now: 1000 })).toEqual([]);
     const revoked = given(given(redeemed).after({ kind: 'RevokeRefreshToken', refreshHash: 'r1', clientId: 'web', now: 200 }));
     expect([...revoked.when(refreshByOther), ...revoked.when(accessByOther)]).toEqual([]);
-    const ended = given(given(redeemed).after({ kind: 'EndSession', reason: 'logout' }));
+    const ended = given(given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100 }));
     expect([...ended.when(refreshByOther), ...ended.when(accessByOther)]).toEqual([]);
   });
 
@@ -324,8 +340,8 @@ describe('session decider', () => {
     // The code of a grant whose tokens expired long before is forgotten: refused as unknown, recorded nowhere.
     expect(errorCode(() => s.when(redeem({ codeHash: 'c1', now })))).toBe('code_invalid');
     // Logout lists the grants that may still have something alive.
-    expect(s.when({ kind: 'EndSession', reason: 'logout' })[0].data).toMatchObject({ grants: expect.arrayContaining([{ grantId: 'g300', clientId: 'web' }]) });
-    expect((s.when({ kind: 'EndSession', reason: 'logout' })[0].data as { grants: unknown[] }).grants.length).toBeLessThan(70);
+    expect(s.when({ kind: 'EndSession', reason: 'logout', now: 100 })[0].data).toMatchObject({ grants: expect.arrayContaining([{ grantId: 'g300', clientId: 'web' }]) });
+    expect((s.when({ kind: 'EndSession', reason: 'logout', now: 100 })[0].data as { grants: unknown[] }).grants.length).toBeLessThan(70);
   });
 
   it('drops the refresh tokens of grants that never rotate once they have expired', () => {
@@ -366,9 +382,9 @@ describe('session decider', () => {
   });
 
   it('ends a session once', () => {
-    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout' });
+    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100 });
     expect(types(ended.slice(-1))).toEqual(['SessionRevoked']);
-    expect(given(ended).when({ kind: 'EndSession', reason: 'logout' })).toEqual([]);
+    expect(given(ended).when({ kind: 'EndSession', reason: 'logout', now: 100 })).toEqual([]);
     expect(errorCode(() => given(ended).when({ kind: 'IssueCode', code: {} as never }))).toBe('session_revoked');
   });
 

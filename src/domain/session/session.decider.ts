@@ -61,7 +61,8 @@ export type SessionCommand =
   /** `clientId` presents the token, which was issued to `owner`. */
   | ({ kind: 'RevokeAccessToken'; jti: string; grantId?: string; clientId: string; owner: string } & Refusable)
   | ({ kind: 'RevokeRefreshToken'; refreshHash: string; clientId: string; now: number } & Refusable)
-  | { kind: 'EndSession'; reason: SessionEndReason };
+  /** `requestedBy`: the client whose logout request it is (RP-Initiated Logout), when one is named. */
+  | { kind: 'EndSession'; reason: SessionEndReason; now: number; requestedBy?: string };
 
 export interface CodeState extends Omit<CodeIssued['data'], 'tenantId' | 'sessionId'> {
   redeemed: boolean;
@@ -411,14 +412,17 @@ function compactCodes(before: SessionState, now: number): SessionState {
 
 /**
  * The grants of the session that have not ended, each with its client (one code made each
- * grant), among those whose code it keeps (see compactCodes: the others issued nothing alive).
+ * grant): those whose code it keeps (see compactCodes: the others issued nothing alive), then
+ * those of codes not redeemed yet that could still be (their clients are waiting for them).
  */
-function liveGrants(s: SessionState): Array<{ grantId: string; clientId: string }> {
+function liveGrants(s: SessionState, now: number): Array<{ grantId: string; clientId: string }> {
   const grants: Array<{ grantId: string; clientId: string }> = [];
   for (let link = s.redeemedCodes; link; link = link.next) {
     if (!s.revokedGrants.includes(link.item.grantId)) grants.push({ grantId: link.item.grantId, clientId: link.item.clientId });
   }
-  return grants.reverse();
+  grants.reverse();
+  for (const c of s.codes) if (now < c.expiresAt) grants.push({ grantId: c.grantId, clientId: c.clientId });
+  return grants;
 }
 
 /** What a refused code is answered with. */
@@ -523,16 +527,18 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
           if (s.revoked || c.now >= rt.expiresAt || c.unrecorded) throw new DomainError('refresh_invalid', REFRESH_REFUSAL);
           return [{ type: 'RefreshRefused', data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: rt.clientId, presentedBy: c.clientId, reason: 'other_client' } }];
         }
-        requireLive(s, 'refresh_invalid');
+        if (!s.started) throw new DomainError('refresh_invalid', 'unknown session');
         // Past its own expiry a token is refused whatever its status: a rotated one could not
         // have been used anyway, so it no longer ends the session (and compact forgets it).
         if (c.now >= rt.expiresAt) throw new DomainError('refresh_invalid', 'the refresh token has expired');
         if (rt.status === 'rotated') {
-          return [
-            { type: 'RefreshReplayed', data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: c.clientId } },
-            { type: 'SessionRevoked', data: { ...ids, grants: liveGrants(s), reason: 'refresh_replayed' } },
-          ];
+          // Recorded even once the session has ended (by the first replay of several sent at
+          // once, say), as a sign that the token leaked; the session ends once.
+          const replayed = { type: 'RefreshReplayed' as const, data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: c.clientId } };
+          if (s.revoked) return [replayed];
+          return [replayed, { type: 'SessionRevoked', data: { ...ids, grants: liveGrants(s, c.now), reason: 'refresh_replayed' } }];
         }
+        requireLive(s, 'refresh_invalid');
         if (rt.status === 'revoked' || s.revokedGrants.includes(rt.grantId)) throw new DomainError('refresh_invalid', 'the refresh token was revoked');
         const scope = c.scope ?? rt.scope;
         if (scope.some((x) => !rt.scope.includes(x))) throw new DomainError('invalid_value', 'scope exceeds the original grant');
@@ -567,7 +573,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       }
       case 'EndSession':
         if (!s.started || s.revoked) return [];
-        return [{ type: 'SessionRevoked', data: { ...ids, grants: liveGrants(s), reason: c.reason } }];
+        return [{ type: 'SessionRevoked', data: { ...ids, grants: liveGrants(s, c.now), reason: c.reason, ...(c.requestedBy ? { requestedBy: c.requestedBy } : {}) } }];
       default:
         return assertNever(c);
     }

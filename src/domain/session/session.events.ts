@@ -107,12 +107,21 @@ export type TokenRevoked = DomainEvent<
 export type GrantRevoked = DomainEvent<'GrantRevoked', { tenantId: string; sessionId: string; userId: string; grantId: string; clientId: string; reason: 'code_replayed' | 'refresh_revoked' }>;
 /**
  * Every token of the session ends. `grants` lists the grants that had not ended before, each
- * with its client: the applications a logout concerns. `another_user_signed_in`: the browser
- * holding the session signed in as someone else (one user per browser).
+ * with its client: the applications a logout concerns, including those of codes not redeemed
+ * yet (since this event names them: before, only redeemed ones). `another_user_signed_in`:
+ * the browser holding the session signed in as someone else (one user per browser).
+ * `requestedBy`: the client whose logout request it was, when the request named one.
  */
 export type SessionRevoked = DomainEvent<
   'SessionRevoked',
-  { tenantId: string; sessionId: string; userId: string; grants: Array<{ grantId: string; clientId: string }>; reason: SessionEndReason | 'refresh_replayed' }
+  {
+    tenantId: string;
+    sessionId: string;
+    userId: string;
+    grants: Array<{ grantId: string; clientId: string }>;
+    reason: SessionEndReason | 'refresh_replayed';
+    requestedBy?: string;
+  }
 >;
 /** Why a session is ended on request (a replayed refresh token ends one by itself). */
 export type SessionEndReason = 'logout' | 'admin' | 'another_user_signed_in';

@@ -103,7 +103,7 @@ export class LoginController {
     // cookie that opens it, or one a sign-in sent alongside just replaced), which its cookie no
     // longer reaches and whose tokens would otherwise live on unseen.
     if (held && !same && (held.current || replacedJustNow(held.state, held.cookieHash, now))) {
-      await this.sessions.run(tenantId, held.state.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in' }, actor, { origin });
+      await this.sessions.run(tenantId, held.state.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in', now }, actor, { origin });
     }
     // Signing in again keeps the session under a new cookie: a copy of an old one does not gain the new sign-in.
     const sessionId = same ? held.state.sessionId : await this.newSession(tenantId, request, user.userId);
