@@ -43,6 +43,9 @@ export function frameworkError(error: { code?: string }, request: FastifyRequest
   sendError(reply, error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new NotFound('no such endpoint') : new InvalidRequest('malformed URL'));
 }
 
+/** How long a connection Node's parser gave up on stays open after its answer, to take in what the client still sends. */
+const CLIENT_ERROR_LINGER_MS = 2000;
+
 const CLIENT_ERRORS: Record<string, [status: string, description: string]> = {
   HPE_HEADER_OVERFLOW: ['431 Request Header Fields Too Large', 'request headers too large'],
   ERR_HTTP_REQUEST_TIMEOUT: ['408 Request Timeout', 'the request did not arrive in time'],
@@ -68,17 +71,23 @@ function requestLineTooLong(raw: unknown): boolean {
 
 /** Requests Node's HTTP server rejects (malformed syntax, headers too large or too slow): no route, no framework, only the socket. */
 export function clientError(error: { code?: string; rawPacket?: unknown }, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (error.code === 'ECONNRESET' || socket.destroyed || socket.writableEnded) return;
   // RFC 9112 §3: a request-target longer than the server will parse is 414.
   const [status, description] =
     error.code === 'HPE_HEADER_OVERFLOW' && requestLineTooLong(error.rawPacket)
       ? ['414 URI Too Long', 'the request URL is too long']
       : (CLIENT_ERRORS[error.code ?? ''] ?? ['400 Bad Request', 'malformed HTTP request']);
-  if (socket.writable) {
-    const { body, headers } = nodeLevelError(description);
-    socket.write(`HTTP/1.1 ${status}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n${body}`);
+  if (!socket.writable) {
+    socket.destroy();
+    return;
   }
-  socket.destroy();
+  const { body, headers } = nodeLevelError(description);
+  socket.end(`HTTP/1.1 ${status}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n${body}`);
+  // What the client is still sending (the rest of a long URL, say) is read and dropped for a
+  // moment: closing with it unread would reset the connection, and the client could lose the
+  // answer before reading it.
+  socket.resume();
+  setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
 }
 
 /** An Expect other than 100-continue (Node's 'checkExpectation'), answered 417 (RFC 9110 §10.1.1) like the errors above. */
