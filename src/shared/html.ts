@@ -19,7 +19,7 @@ export function formPostPage(action: string, fields: Record<string, string | und
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v!)}">`)
     .join('');
+  const form = (button: string) => `<form method="post" action="${escapeHtml(action)}">${inputs}${button}</form>`;
   const button = '<button type="submit">Continue</button>';
-  if (!atOnce) return page('Continue', `<form method="post" action="${escapeHtml(action)}">${inputs}${button}</form>`);
-  return page('Submitting…', `<form method="post" action="${escapeHtml(action)}">${inputs}<noscript>${button}</noscript></form>`, 'document.forms[0].submit()');
+  return atOnce ? page('Submitting…', form(`<noscript>${button}</noscript>`), 'document.forms[0].submit()') : page('Continue', form(button));
 }
