@@ -50,7 +50,7 @@ export class LogoutController {
 
   @Get('logout')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), req.headers.cookie, false, originOf(req)));
+    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), parseCookies(req.headers.cookie), false, originOf(req)));
   }
 
   @Post('logout')
@@ -69,13 +69,13 @@ export class LogoutController {
       const body = formPostPage(`${this.directory.issuer(tenantId)}/logout`, { ...params, relayed: next }, relayed === undefined);
       return sendFlowResult(reply, { kind: 'html', status: 200, body, cookies: [this.browser.cookie(tenantId, RELAY_COOKIE, next, RELAY_SECONDS)] });
     }
-    const result = await this.logout(tenantId, { ...params, confirm, decline }, req.headers.cookie, true, originOf(req));
+    const result = await this.logout(tenantId, { ...params, confirm, decline }, cookies, true, originOf(req));
     if (nonce !== undefined) result.cookies = [...(result.cookies ?? []), this.browser.clear(tenantId, RELAY_COOKIE)];
     sendFlowResult(reply, result);
   }
 
   /** `posted`: only the confirmation form, never a link, may carry `confirm` or `decline`. */
-  private async logout(tenantId: string, params: Params, cookieHeader: string | undefined, posted: boolean, origin: RequestOrigin): Promise<FlowResult> {
+  private async logout(tenantId: string, params: Params, cookies: Record<string, string>, posted: boolean, origin: RequestOrigin): Promise<FlowResult> {
     await this.directory.requireTenant(tenantId);
     const reject = (why: string): never => {
       throw new UserFacingError(new InvalidRequest(why));
@@ -103,7 +103,7 @@ export class LogoutController {
     // Staying signed in ends nothing, so it needs no proof that the user chose it.
     if (posted && params.decline !== undefined) return back() ?? { kind: 'html', status: 200, body: page('Still signed in', '<h1>Still signed in</h1><p>You are still signed in.</p>') };
 
-    const held = await this.browser.held(tenantId, cookieHeader);
+    const held = await this.browser.heldBy(tenantId, cookies[SESSION_COOKIE]);
     const current = held?.current ? held.state : undefined;
     const token = held && this.keys.keyedHash('logout confirmation', held.cookieHash);
     const confirmed = (posted && params.confirm !== undefined && constantTimeEqual(params.confirm, token ?? '')) || (current !== undefined && hintSession === current.sessionId);
@@ -124,10 +124,10 @@ export class LogoutController {
     // The cookie is cleared only where the request showed it: a request without it (a form
     // posted from another site, which SameSite=Lax keeps the cookie from) must not clear the
     // cookie of a session it did not end.
-    const cookies = parseCookies(cookieHeader)[SESSION_COOKIE] === undefined ? [] : [this.browser.clear(tenantId, SESSION_COOKIE)];
+    const cleared = cookies[SESSION_COOKIE] === undefined ? [] : [this.browser.clear(tenantId, SESSION_COOKIE)];
     const toClient = back();
-    if (toClient) return { ...toClient, cookies };
-    return { kind: 'html', status: 200, body: page('Signed out', '<h1>Signed out</h1><p>You are signed out.</p>'), cookies };
+    if (toClient) return { ...toClient, cookies: cleared };
+    return { kind: 'html', status: 200, body: page('Signed out', '<h1>Signed out</h1><p>You are signed out.</p>'), cookies: cleared };
   }
 
   /** The request's own parameters go back as hidden fields; the page's answers (`confirm`, `decline`) only as the page sets them. */

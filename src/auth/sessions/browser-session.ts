@@ -10,6 +10,12 @@ import { artefactHash, SessionCommands, sessionOf } from './session-commands.js'
 export const SESSION_COOKIE = 'sid';
 export const INTERACTION_COOKIE = 'interaction';
 
+export interface HeldSession {
+  state: SessionState;
+  cookieHash: string;
+  current: boolean;
+}
+
 /**
  * The browser's sign-in session: a cookie scoped to the tenant's issuer path whose value is
  * `<session id>.<secret>`; the session stream keeps only its hash and decides whether it
@@ -48,8 +54,12 @@ export class BrowserSessions {
    * (`current`), or by one the last sign-in again replaced, which a sign-in sent alongside it
    * still presents. Only the sign-in page asks for the latter.
    */
-  async held(tenantId: string, cookieHeader: string | undefined): Promise<{ state: SessionState; cookieHash: string; current: boolean } | undefined> {
-    const value = parseCookies(cookieHeader)[SESSION_COOKIE];
+  held(tenantId: string, cookieHeader: string | undefined): Promise<HeldSession | undefined> {
+    return this.heldBy(tenantId, parseCookies(cookieHeader)[SESSION_COOKIE]);
+  }
+
+  /** As `held`, from the session cookie's value. */
+  async heldBy(tenantId: string, value: string | undefined): Promise<HeldSession | undefined> {
     const sessionId = value && sessionOf(value);
     if (!sessionId) return undefined;
     const state = await this.sessions.load(tenantId, sessionId);
