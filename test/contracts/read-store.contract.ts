@@ -250,6 +250,20 @@ function readStoreContract(adapters: Adapters): void {
       if (events.isolated) expect(read).toBe(7);
       else expect(read).toBeGreaterThanOrEqual(7);
       expect(await store.find('accounts', {}, { sortBy: '_id' })).toStrictEqual(built);
+
+      // Starting at another version rebuilds the view and says from which version to which,
+      // in either direction (a newer build, then a rollback); the same version says nothing.
+      const startStop = async (version: number) => {
+        const other = new ProjectionRunner(log, store, [{ ...accounts, version }]);
+        const changes = await other.start();
+        await other.waitFor(['accounts'], live.position, 5000);
+        await other.stop();
+        return changes;
+      };
+      expect(await startStop(2)).toStrictEqual([{ view: 'accounts', stored: 1, version: 2 }]);
+      expect(await startStop(2)).toStrictEqual([]);
+      expect(await startStop(1)).toStrictEqual([{ view: 'accounts', stored: 2, version: 1 }]);
+      expect(await store.find('accounts', {}, { sortBy: '_id' })).toStrictEqual(built);
     } finally {
       await runner.stop();
       await events.dispose();

@@ -80,7 +80,11 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     // A batch is retried every second while it fails (a full disk, say): one line a minute is enough.
     const failures = new OncePerMinute((line) => this.logger.warn(line));
     this.runner.logger = (message) => failures.log(message);
-    await this.runner.start();
+    for (const { view, stored, version } of await this.runner.start()) {
+      // A rollback: the view is rebuilt by the older rules, which an operator should know of.
+      if (stored > version) this.logger.warn(`view ${view} was built by a newer server (version ${stored}; this one builds ${version}): rebuilding it from the log by this server's rules`);
+      else this.logger.log(`view ${view}: version ${stored} stored, ${version} here: rebuilding it from the log`);
+    }
     await this.checkKeyEncryptionKey();
     this.logger.log(
       `event store: ${this.config.eventStoreUrl ? 'EventStoreDB' : storeFile(this.config)}; read models: ${this.config.mongodbUrl ? 'MongoDB' : storeFile(this.config)}`,

@@ -10,6 +10,13 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
+/** A view found at another version than this build's, which is therefore emptied and rebuilt from the log. */
+export interface ViewVersionChange {
+  view: string;
+  stored: number;
+  version: number;
+}
+
 export class ProjectionLagError extends Error {
   constructor(views: readonly string[], position: number) {
     super(`views ${views.join(', ')} did not reach position ${position} in time`);
@@ -48,17 +55,21 @@ export class ProjectionRunner {
     for (const p of projections) this.typeSets.set(p.view, new Set(p.eventTypes));
   }
 
-  /** Prepares every view (a changed version empties it) and loads the checkpoints. */
-  async prepare(): Promise<void> {
+  /** Prepares every view (a changed version empties it) and loads the checkpoints; returns the views whose version changed. */
+  async prepare(): Promise<ViewVersionChange[]> {
+    const changes: ViewVersionChange[] = [];
     for (const p of this.projections) {
+      const stored = (await this.store.viewState(p.view))?.version;
+      if (stored !== undefined && stored !== p.version) changes.push({ view: p.view, stored, version: p.version });
       await this.store.prepareView(p.view, p.version, p.indexes);
       this.checkpoints.set(p.view, (await this.store.viewState(p.view))?.position ?? 0);
     }
+    return changes;
   }
 
-  /** Starts following the log from the lowest checkpoint; live events keep coming. */
-  async start(): Promise<void> {
-    await this.prepare();
+  /** Starts following the log from the lowest checkpoint; live events keep coming. Returns what `prepare` returns. */
+  async start(): Promise<ViewVersionChange[]> {
+    const changes = await this.prepare();
     const from = Math.min(...this.checkpoints.values());
     this.subscription = this.events.subscribeToAll({ afterPosition: Number.isFinite(from) ? from : 0 });
     const sub = this.subscription;
@@ -72,6 +83,7 @@ export class ProjectionRunner {
         this.fail(error as Error);
       }
     })();
+    return changes;
   }
 
   /** Applies buffered events batch by batch; a failed batch is kept and retried, so nothing is skipped. */
