@@ -61,7 +61,8 @@ export async function startServer({
   });
   // Colour codes only for a terminal: a log collector would keep them as text.
   const logger = new ConsoleLogger({ logLevels: LOG_LEVELS[logLevel], json: logFormat === 'json', colors: logFormat === 'text' && process.stdout.isTTY === true && !process.env.NO_COLOR });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger });
+  // A provider that fails at start-up throws to the caller (main.ts says why in one line) instead of Nest's stack trace and exit.
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger, abortOnError: false });
   app.useBodyParser('application/x-www-form-urlencoded', undefined, parseFormBody);
   const fastify = app.getHttpAdapter().getInstance();
   const routes = new RouteMethods();
@@ -88,7 +89,10 @@ export async function startServer({
     clearInterval(sweeper);
     done();
   });
-  app.enableShutdownHooks();
+  // The signals that ask for a stop. Not the faults (SIGBUS, SIGSEGV, ...), which Nest's default
+  // list also traps: a thread that faulted, say on a memory-mapped file cut short under it,
+  // would fault again and again while a shutdown that cannot finish hung the process for good.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT', 'SIGHUP']);
   await app.init();
   await app.get(BootstrapService).run();
   const config = app.get<Config>(CONFIG);

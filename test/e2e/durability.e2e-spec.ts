@@ -1,12 +1,13 @@
-import { type ChildProcess, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allProjections } from '../../projections/index.js';
 import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite-event-store.js';
 import { ProjectionRunner } from '../../src/infrastructure/read-store/projection-runner.js';
 import { SqliteReadStore } from '../../src/infrastructure/read-store/sqlite-read-store.js';
-import { exited, startChild, stopChild } from '../support/child-server.js';
+import { exited, MAIN, startChild, stopChild } from '../support/child-server.js';
 import { expectResponseMatches } from '../support/openapi.js';
 import { freePort, SERVICE_SECRET } from '../support/server.js';
 
@@ -209,4 +210,33 @@ it('answers 503 while the disk is full, records exactly the tokens it answered, 
   const issued = await events.readAll({ filter: { eventTypes: ['AccessTokenIssued'] } });
   await events.close();
   expect(issued.length).toBe(answered.length);
+});
+
+it('says in one line why it could not start, naming the file', async () => {
+  await useNewDataDir();
+  // The store's lock file cannot be opened: a directory stands where it goes.
+  mkdirSync(join(dataDir, 'authserver.db.lock'));
+  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const code = await new Promise((r) => child.once('exit', r));
+  expect(code).toBe(1);
+  expect(err.trim().split('\n').at(-1)).toBe(`start-up failed: ${join(dataDir, 'authserver.db.lock')}: unable to open database file`);
+});
+
+it('takes no fault (SIGBUS) for a request to stop: it ends at once, not after the requests under way', async () => {
+  await useNewDataDir();
+  const server = await start();
+  // A request that has not finished arriving would hold a graceful stop back (for the idle timeout).
+  const socket = connect(Number(env.PORT), '127.0.0.1');
+  await new Promise((r) => socket.once('connect', r));
+  socket.on('error', () => undefined);
+  socket.write('POST /acme/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ngrant_type=');
+  await new Promise((r) => setTimeout(r, 200));
+  const sent = Date.now();
+  server.kill('SIGBUS');
+  await exited(server);
+  socket.destroy();
+  expect(server.signalCode).toBe('SIGBUS');
+  expect(Date.now() - sent).toBeLessThan(3000);
 });

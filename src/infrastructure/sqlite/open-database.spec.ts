@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../../test/support/temp-dir.js';
 import { lockStoreFile, openDatabase, SQLITE_DRIVER } from './open-database.js';
@@ -21,6 +21,14 @@ describe('the store file lock', () => {
     expect(() => lockStoreFile(file)).toThrow(/in use by another server process/);
     unlock();
     lockStoreFile(file)();
+  });
+
+  it('names the file it could not open', () => {
+    const file = join(tempDir('lock-'), 'store.db');
+    mkdirSync(`${file}.lock`);
+    expect(() => lockStoreFile(file)).toThrow(`${file}.lock: unable to open database file`);
+    mkdirSync(file);
+    expect(() => openDatabase(file, true)).toThrow(`${file}: unable to open database file`);
   });
 
   it('keeps another process out, and is free again once the holder is killed (kill -9)', async () => {

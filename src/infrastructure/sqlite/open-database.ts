@@ -36,15 +36,32 @@ function chooseDriver(): string {
  * be rebuilt from the durable event log.
  */
 export function openDatabase(file: string, durable: boolean): SqliteDatabase {
-  const db = openOwnerOnly(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${durable ? 'FULL' : 'NORMAL'}`);
-  db.pragma('busy_timeout = 5000');
-  // Checkpoint the WAL every ~40 MB rather than every 4 MB: each checkpoint rewrites scattered
-  // pages of the main file and syncs it, which dominated the cost of durable appends.
-  db.pragma('wal_autocheckpoint = 10000');
-  db.pragma('cache_size = -65536');
-  return db;
+  return naming(file, () => {
+    const db = openOwnerOnly(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${durable ? 'FULL' : 'NORMAL'}`);
+    db.pragma('busy_timeout = 5000');
+    // Checkpoint the WAL every ~40 MB rather than every 4 MB: each checkpoint rewrites scattered
+    // pages of the main file and syncs it, which dominated the cost of durable appends.
+    db.pragma('wal_autocheckpoint = 10000');
+    db.pragma('cache_size = -65536');
+    return db;
+  });
+}
+
+/** Runs `open`; an error it throws names `file`. */
+function naming<T>(file: string, open: () => T): T {
+  try {
+    return open();
+  } catch (e) {
+    throw named(file, e);
+  }
+}
+
+/** The error, its message led by `file` if it does not name it (SQLite's own, such as "attempt to write a readonly database", do not). */
+function named(file: string, e: unknown): unknown {
+  if (e instanceof Error && !e.message.includes(file)) e.message = `${file}: ${e.message}`;
+  return e;
 }
 
 /**
@@ -70,7 +87,8 @@ function openOwnerOnly(file: string): SqliteDatabase {
  * it holds the lock's connection, which closes (lock and all) once garbage-collected.
  */
 export function lockStoreFile(file: string): () => void {
-  const lock = openOwnerOnly(`${file}.lock`);
+  const path = `${file}.lock`;
+  const lock = naming(path, () => openOwnerOnly(path));
   try {
     lock.pragma('busy_timeout = 0');
     lock.pragma('journal_mode = OFF');
@@ -80,7 +98,7 @@ export function lockStoreFile(file: string): () => void {
   } catch (e) {
     lock.close();
     if ((e as { code?: string }).code === 'SQLITE_BUSY') throw new Error(`${file} is in use by another server process (one process serves an embedded store at a time)`);
-    throw e;
+    throw named(path, e);
   }
   return () => lock.close();
 }
