@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { StoreUnavailableError, WrongExpectedRevisionError } from '../infrastructure/event-store/event-store.port.js';
+import { StoreOutcomeUnknownError, StoreUnavailableError, WrongExpectedRevisionError } from '../infrastructure/event-store/event-store.port.js';
 import { ProjectionLagError } from '../infrastructure/read-store/projection-runner.js';
 import { OncePerMinute } from '../shared/failure-budget.js';
 
@@ -130,12 +130,18 @@ export class TemporarilyUnavailable extends OAuthError {
 const storeRefusals = new OncePerMinute((line) => new Logger('Errors').error(line));
 
 /**
- * The answer to a failure that may pass (RFC 6749 `temporarily_unavailable`): a race lost more
- * often than the server retries, views that did not catch up in time, or a store that cannot
- * take the request's events now (a full disk, say); undefined for anything else.
+ * The answer to a failure of the store, or of a race on it; undefined for anything else. One
+ * that may pass is `temporarily_unavailable` (RFC 6749): a race lost more often than the server
+ * retries, views that did not catch up in time, or a store that cannot take the request's
+ * events now (a full disk, say), which recorded nothing. A write whose outcome is unknown (an
+ * fsync that failed) is `server_error`: a retry is no safe answer to it.
  */
-export function transientError(e: unknown): TemporarilyUnavailable | undefined {
+export function storeError(e: unknown): OAuthError | undefined {
   if (e instanceof ProjectionLagError || e instanceof WrongExpectedRevisionError) return new TemporarilyUnavailable('the server is busy; retry shortly');
+  if (e instanceof StoreOutcomeUnknownError) {
+    storeRefusals.log(e.message);
+    return new ServerError('the server could not confirm that this was recorded: it may have taken effect or not');
+  }
   if (!(e instanceof StoreUnavailableError)) return undefined;
   storeRefusals.log(e.message);
   return new TemporarilyUnavailable('the server cannot record this now; retry later');

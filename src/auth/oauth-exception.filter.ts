@@ -18,7 +18,7 @@ import {
   OAuthError,
   RedirectableError,
   ServerError,
-  transientError,
+  storeError,
   UserFacingError,
 } from './oauth-errors.js';
 import type { RouteMethods } from './route-methods.js';
@@ -155,8 +155,8 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     if (exception instanceof DomainError) {
       return exception.code === 'not_found' ? new NotFound(exception.message) : new InvalidRequest(exception.message);
     }
-    const transient = transientError(exception);
-    if (transient) return transient;
+    const failure = storeError(exception);
+    if (failure) return failure;
     const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
     if (status === 404) return new NotFound('no such endpoint');
     if (status === 413) return new ContentTooLarge('request body too large');

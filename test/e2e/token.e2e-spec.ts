@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import * as oauth from 'oauth4webapi';
@@ -5,6 +6,7 @@ import { sessionEvents, tokenHistory } from '../support/audit.js';
 import { ContractFetch } from '../support/contract-fetch.js';
 import { nodeRequest } from '../support/node-request.js';
 import { basic, decodeJwt, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
+import { EVENT_STORE, type EventStore, StoreOutcomeUnknownError } from '../../src/infrastructure/event-store/event-store.port.js';
 import { REDIRECT, SERVICE_SECRET, startTestServer, type TestServer, THIRD_SECRET, WEB_SECRET } from '../support/server.js';
 
 let server: TestServer;
@@ -488,6 +490,18 @@ describe('refresh_token', () => {
     expect(body.scope).toBe('openid offline_access');
     expect(decodeJwt(body.access_token as string).payload.scope).toBe('openid offline_access');
     expect(await jsonOf(await rp.post('/token', { grant_type: 'client_credentials', scope: '  ' }, { authorization: basic('service', SERVICE_SECRET) }))).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+  });
+
+  it('answers server_error, not a retry, when the store cannot tell whether the rotation was recorded (an fsync failed)', async () => {
+    const tokens = await rp.tokens();
+    const unknown = new StoreOutcomeUnknownError('event store: disk I/O error (SQLITE_IOERR_FSYNC); whether the write is in the log is known at the next start');
+    const append = jest.spyOn(server.app.get<EventStore>(EVENT_STORE), 'append').mockRejectedValueOnce(unknown);
+    try {
+      const res = await rp.post('/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, { authorization: basic('web', WEB_SECRET) });
+      expect(await jsonOf(res)).toMatchObject({ status: 500, body: { error: 'server_error', error_description: 'the server could not confirm that this was recorded: it may have taken effect or not' } });
+    } finally {
+      append.mockRestore();
+    }
   });
 
   it('refuses a missing refresh_token with invalid_request and garbage with invalid_grant', async () => {

@@ -22,7 +22,7 @@ import {
   RegistrationNotSupported,
   RequestNotSupported,
   RequestUriNotSupported,
-  transientError,
+  storeError,
   UnauthorizedClient,
   UnsupportedResponseType,
   UserFacingError,
@@ -197,9 +197,9 @@ export class AuthorizeFlow {
       `user:${session.userId}`,
       { origin },
     ).catch((e: unknown) => {
-      // RFC 6749 §4.1.2.1: a 503 cannot travel in a redirect; temporarily_unavailable can.
-      const transient = transientError(e);
-      throw transient ? this.toClient(request, transient) : e;
+      // RFC 6749 §4.1.2.1: a 503 cannot travel in a redirect; temporarily_unavailable (or server_error) can.
+      const failure = storeError(e);
+      throw failure ? this.toClient(request, failure) : e;
     });
     return this.answer(request, { code: code.value, state: request.state, iss: tenantPath });
   }

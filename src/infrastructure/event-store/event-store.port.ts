@@ -126,6 +126,19 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * Thrown when a write failed after it may have reached the disk (the embedded store's fsync
+ * failed once the transaction was written): the append may be in the log or not, and the
+ * store's recovery at the next start decides. Telling the caller to retry as if nothing had
+ * happened would be wrong (a refresh token rotated this way would count as replayed).
+ */
+export class StoreOutcomeUnknownError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreOutcomeUnknownError';
+  }
+}
+
 /** True when the event passes the filter (an absent or empty filter passes everything). */
 export function matchesFilter(event: { type: string; streamId: string }, filter?: EventFilter): boolean {
   if (!filter) return true;

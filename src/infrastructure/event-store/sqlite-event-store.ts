@@ -11,6 +11,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  StoreOutcomeUnknownError,
   StoreUnavailableError,
   type Subscription,
   WrongExpectedRevisionError,
@@ -52,14 +53,18 @@ export class IdempotencyConflictError extends Error {
  * back), as opposed to a bug; a file deleted or replaced under the server is no passing state.
  */
 const UNAVAILABLE = /^SQLITE_(FULL|IOERR|BUSY|READONLY(?!_DBMOVED)|CANTOPEN|NOMEM)/;
+/** A sync that failed after the transaction's frames, commit included, were written: SQLite's recovery at the next open may find them whole. */
+const IN_DOUBT = /^SQLITE_IOERR_(DIR_)?FSYNC$/;
 
-function toError(e: WriterError): Error {
+/** The error an append's caller gets for the writer's answer. */
+export function writerError(e: WriterError): Error {
   switch (e.kind) {
     case 'wrong_revision':
       return new WrongExpectedRevisionError(e.streamId, e.expected, e.actual);
     case 'idempotency':
       return new IdempotencyConflictError(e.streamId);
     default:
+      if (e.code && IN_DOUBT.test(e.code)) return new StoreOutcomeUnknownError(`event store: ${e.message} (${e.code}); whether the write is in the log is known at the next start`);
       return e.code && UNAVAILABLE.test(e.code) ? new StoreUnavailableError(`event store: ${e.message} (${e.code})`) : new Error(`event store: ${e.message}`);
   }
 }
@@ -144,7 +149,7 @@ export class SqliteEventStore implements EventStore {
         }
         this.head = Math.max(this.head, o.position);
         p.resolve({ nextRevision: o.nextRevision, position: o.position });
-      } else p.reject(toError(o.error));
+      } else p.reject(writerError(o.error));
     });
     if (this.queue.length && this.inFlight < MAX_IN_FLIGHT) this.send();
     if (appended) for (const l of this.listeners) l();
