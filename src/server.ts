@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConsoleLogger, type INestApplication, type LogLevel } from '@nestjs/common';
+import { ConsoleLogger, type INestApplication, Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
@@ -85,14 +85,27 @@ export async function startServer({
     sweeper ??= setInterval(() => fastify.server.closeIdleConnections(), 50).unref();
     done();
   });
-  fastify.addHook('onClose', (_instance, done) => {
-    clearInterval(sweeper);
-    done();
-  });
   // The signals that ask for a stop. Not the faults (SIGBUS, SIGSEGV, ...), which Nest's default
   // list also traps: a thread that faulted, say on a memory-mapped file cut short under it,
   // would fault again and again while a shutdown that cannot finish hung the process for good.
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT', 'SIGHUP']);
+  const stopSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+  app.enableShutdownHooks(stopSignals);
+  // A second signal while the stop waits (for a request still arriving, up to the idle
+  // timeout) ends the process at once; the store recovers at the next start, as after kill -9.
+  let stopping = false;
+  const stopNow = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      new Logger('Server').warn(`${signal} again: stopping at once, without waiting for the requests under way`);
+      process.exit(1);
+    }
+    stopping = true;
+  };
+  for (const signal of stopSignals) process.on(signal, stopNow);
+  fastify.addHook('onClose', (_instance, done) => {
+    clearInterval(sweeper);
+    for (const signal of stopSignals) process.off(signal, stopNow);
+    done();
+  });
   await app.init();
   await app.get(BootstrapService).run();
   const config = app.get<Config>(CONFIG);

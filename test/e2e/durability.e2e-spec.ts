@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allProjections } from '../../projections/index.js';
@@ -224,19 +224,37 @@ it('says in one line why it could not start, naming the file', async () => {
   expect(err.trim().split('\n').at(-1)).toBe(`start-up failed: ${join(dataDir, 'authserver.db.lock')}: unable to open database file`);
 });
 
-it('takes no fault (SIGBUS) for a request to stop: it ends at once, not after the requests under way', async () => {
+/** A server with a request that has not finished arriving, which holds a graceful stop back (for the idle timeout). */
+async function serverWithStalledRequest(): Promise<{ server: ChildProcess; socket: Socket }> {
   await useNewDataDir();
   const server = await start();
-  // A request that has not finished arriving would hold a graceful stop back (for the idle timeout).
   const socket = connect(Number(env.PORT), '127.0.0.1');
   await new Promise((r) => socket.once('connect', r));
   socket.on('error', () => undefined);
   socket.write('POST /acme/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ngrant_type=');
   await new Promise((r) => setTimeout(r, 200));
+  return { server, socket };
+}
+
+it('takes no fault (SIGBUS) for a request to stop: it ends at once, not after the requests under way', async () => {
+  const { server, socket } = await serverWithStalledRequest();
   const sent = Date.now();
   server.kill('SIGBUS');
   await exited(server);
   socket.destroy();
   expect(server.signalCode).toBe('SIGBUS');
+  expect(Date.now() - sent).toBeLessThan(3000);
+});
+
+it('stops at once on a second SIGTERM while the first waits for a request still arriving', async () => {
+  const { server, socket } = await serverWithStalledRequest();
+  const sent = Date.now();
+  server.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 300));
+  expect(server.exitCode).toBeNull();
+  server.kill('SIGTERM');
+  await exited(server);
+  socket.destroy();
+  expect(server.exitCode).toBe(1);
   expect(Date.now() - sent).toBeLessThan(3000);
 });
