@@ -60,7 +60,9 @@ function naming<T>(file: string, open: () => T): T {
 
 /** The error, its message led by `file` if it does not name it (SQLite's own, such as "attempt to write a readonly database", do not). */
 function named(file: string, e: unknown): unknown {
-  if (e instanceof Error && !e.message.includes(file)) e.message = `${file}: ${e.message}`;
+  // Duck-typed: the driver's errors may come from another realm (one per test file under jest).
+  const error = e as { message?: unknown };
+  if (typeof error?.message === 'string' && !error.message.includes(file)) error.message = `${file}: ${error.message}`;
   return e;
 }
 
