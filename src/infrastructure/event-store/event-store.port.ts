@@ -127,9 +127,9 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
- * Thrown when a write failed after it may have reached the disk (the embedded store's fsync
- * failed once the transaction was written): the append may be in the log or not, and the
- * store's recovery at the next start decides. Telling the caller to retry as if nothing had
+ * Thrown when a write failed after it may have been taken (the embedded store's fsync failed
+ * once the transaction was written, whose recovery at the next start decides; EventStoreDB gave
+ * no answer before the deadline): the append may be in the log or not. Telling the caller to retry as if nothing had
  * happened would be wrong (a refresh token rotated this way would count as replayed).
  */
 export class StoreOutcomeUnknownError extends Error {

@@ -32,6 +32,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  StoreOutcomeUnknownError,
   StoreUnavailableError,
   type Subscription,
   WrongExpectedRevisionError,
@@ -70,8 +71,7 @@ export class EventStoreDbEventStore implements EventStore {
         const actual = error.actualVersion;
         throw new WrongExpectedRevisionError(streamId, expected, actual === 'no_stream' ? 'no_stream' : Number(actual));
       }
-      // A connection lost after the server took the append may leave it done; its answer was never sent.
-      throw unavailable(error) ?? error;
+      throw appendInDoubt(error) ?? unavailable(error) ?? error;
     }
     const nextRevision = Number(result.nextExpectedRevision);
     // A multi-event append reports one position for the whole write, and an idempotent replay
@@ -263,6 +263,16 @@ const UNAVAILABLE_TYPES = new Set(['unavailable', 'not-leader', 'deadline-exceed
 function unavailable(error: unknown): StoreUnavailableError | undefined {
   const { type, code, message } = (error ?? {}) as { type?: string; code?: number; message?: string };
   return (type && UNAVAILABLE_TYPES.has(type)) || code === 14 || code === 4 ? new StoreUnavailableError(`event store: ${message ?? String(error)}`) : undefined;
+}
+
+/**
+ * An append whose answer did not come in time may have been taken: its outcome is unknown, as
+ * after a failed fsync of the embedded store. (A connection lost mid-append may leave it done
+ * too, but the client reports that as UNAVAILABLE, as it does when no server was reached.)
+ */
+function appendInDoubt(error: unknown): StoreOutcomeUnknownError | undefined {
+  const { type, message } = (error ?? {}) as { type?: string; message?: string };
+  return type === 'deadline-exceeded' ? new StoreOutcomeUnknownError(`event store: ${message ?? String(error)}; the append may have been taken`) : undefined;
 }
 
 function isWrongExpectedVersion(error: unknown): error is WrongExpectedVersionError {
