@@ -61,7 +61,7 @@ export async function startServer({
   });
   // Colour codes only for a terminal: a log collector would keep them as text.
   const logger = new ConsoleLogger({ logLevels: LOG_LEVELS[logLevel], json: logFormat === 'json', colors: logFormat === 'text' && process.stdout.isTTY === true && !process.env.NO_COLOR });
-  // A provider that fails at start-up throws to the caller (main.ts says why in one line) instead of Nest's stack trace and exit.
+  // A provider that fails at start-up throws to the caller (main.ts ends the log with why) instead of Nest's process.abort().
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger, abortOnError: false });
   app.useBodyParser('application/x-www-form-urlencoded', undefined, parseFormBody);
   const fastify = app.getHttpAdapter().getInstance();
@@ -85,32 +85,60 @@ export async function startServer({
     sweeper ??= setInterval(() => fastify.server.closeIdleConnections(), 50).unref();
     done();
   });
-  // The signals that ask for a stop. Not the faults (SIGBUS, SIGSEGV, ...), which Nest's default
-  // list also traps: a thread that faulted, say on a memory-mapped file cut short under it,
-  // would fault again and again while a shutdown that cannot finish hung the process for good.
-  const stopSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'];
-  app.enableShutdownHooks(stopSignals);
-  // A second signal while the stop waits (for a request still arriving, up to the idle
-  // timeout) ends the process at once; the store recovers at the next start, as after kill -9.
+  const release = stopOnSignals(app);
+  fastify.addHook('onClose', (_instance, done) => {
+    clearInterval(sweeper);
+    release();
+    done();
+  });
+  try {
+    await app.init();
+    await app.get(BootstrapService).run();
+    await app.listen(app.get<Config>(CONFIG).port, '0.0.0.0');
+  } catch (error) {
+    // Nothing half-started stays behind: the store, its lock and its threads are let go.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+  return app;
+}
+
+/**
+ * SIGTERM, SIGINT and SIGHUP stop the server gracefully, and the signal is then raised again
+ * for its default action; a second one while the stop waits (for a request still arriving, up
+ * to the idle timeout, or a store that does not close) ends the process at once, and the store
+ * recovers at the next start as after kill -9. No other signal is trapped: not the faults
+ * (SIGBUS, SIGSEGV), which Nest's `enableShutdownHooks()` traps by default (a thread that
+ * faulted on the store's memory map, cut short under it, faulted again and again while a stop
+ * that could not finish hung the process for good). Returns what lets the signals go, for a
+ * stop that is not a signal's.
+ */
+function stopOnSignals(app: INestApplication): () => void {
+  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
   let stopping = false;
-  const stopNow = (signal: NodeJS.Signals) => {
+  const release = () => {
+    if (!stopping) for (const signal of signals) process.off(signal, onSignal);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    const log = new Logger('Server');
     if (stopping) {
-      new Logger('Server').warn(`${signal} again: stopping at once, without waiting for the requests under way`);
+      log.warn(`${signal} again: stopping at once, without waiting for the requests under way`);
       process.exit(1);
     }
     stopping = true;
+    app.close().then(
+      () => {
+        for (const s of signals) process.off(s, onSignal);
+        process.kill(process.pid, signal);
+      },
+      (error: unknown) => {
+        log.error(`the stop failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      },
+    );
   };
-  for (const signal of stopSignals) process.on(signal, stopNow);
-  fastify.addHook('onClose', (_instance, done) => {
-    clearInterval(sweeper);
-    for (const signal of stopSignals) process.off(signal, stopNow);
-    done();
-  });
-  await app.init();
-  await app.get(BootstrapService).run();
-  const config = app.get<Config>(CONFIG);
-  await app.listen(config.port, '0.0.0.0');
-  return app;
+  for (const signal of signals) process.on(signal, onSignal);
+  return release;
 }
 
 export async function stopServer(app: INestApplication): Promise<void> {

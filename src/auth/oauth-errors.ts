@@ -139,7 +139,8 @@ const storeRefusals = new OncePerMinute((line) => new Logger('Errors').error(lin
 export function storeError(e: unknown): OAuthError | undefined {
   if (e instanceof ProjectionLagError || e instanceof WrongExpectedRevisionError) return new TemporarilyUnavailable('the server is busy; retry shortly');
   if (e instanceof StoreOutcomeUnknownError) {
-    storeRefusals.log(e.message);
+    // Rare, and each leaves a request in doubt: every one is logged.
+    new Logger('Errors').error(e.message);
     return new ServerError('the server could not confirm that this was recorded: it may have taken effect or not');
   }
   if (!(e instanceof StoreUnavailableError)) return undefined;

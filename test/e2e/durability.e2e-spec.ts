@@ -212,7 +212,7 @@ it('answers 503 while the disk is full, records exactly the tokens it answered, 
   expect(issued.length).toBe(answered.length);
 });
 
-it('says in one line why it could not start, naming the file', async () => {
+it('ends its log with one line that says why it could not start, naming the file', async () => {
   await useNewDataDir();
   // The store's lock file cannot be opened: a directory stands where it goes.
   mkdirSync(join(dataDir, 'authserver.db.lock'));
@@ -251,7 +251,7 @@ it('stops at once on a second SIGTERM while the first waits for a request still 
   const sent = Date.now();
   server.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 300));
-  expect(server.exitCode).toBeNull();
+  expect({ exitCode: server.exitCode, signalCode: server.signalCode }).toEqual({ exitCode: null, signalCode: null });
   server.kill('SIGTERM');
   await exited(server);
   socket.destroy();

@@ -494,7 +494,7 @@ describe('refresh_token', () => {
 
   it('answers server_error, not a retry, when the store cannot tell whether the rotation was recorded (an fsync failed)', async () => {
     const tokens = await rp.tokens();
-    const unknown = new StoreOutcomeUnknownError('event store: disk I/O error (SQLITE_IOERR_FSYNC); whether the write is in the log is known at the next start');
+    const unknown = new StoreOutcomeUnknownError('event store: disk I/O error (SQLITE_IOERR_FSYNC); the write may be in the log or not');
     const append = jest.spyOn(server.app.get<EventStore>(EVENT_STORE), 'append').mockRejectedValueOnce(unknown);
     try {
       const res = await rp.post('/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, { authorization: basic('web', WEB_SECRET) });

@@ -4,8 +4,8 @@ import { writerError } from './sqlite-event-store.js';
 describe('the embedded store: what a failed append tells its caller', () => {
   const failed = (code: string) => writerError({ kind: 'failed', message: 'disk I/O error', code });
 
-  it('that the outcome is unknown when the sync failed after the transaction was written', () => {
-    for (const code of ['SQLITE_IOERR_FSYNC', 'SQLITE_IOERR_DIR_FSYNC']) expect(failed(code)).toBeInstanceOf(StoreOutcomeUnknownError);
+  it('that the outcome is unknown when the commit failed after the transaction was written (the sync, the WAL index after it)', () => {
+    for (const code of ['SQLITE_IOERR_FSYNC', 'SQLITE_IOERR_SHMSIZE', 'SQLITE_IOERR_SHMMAP']) expect(failed(code)).toBeInstanceOf(StoreOutcomeUnknownError);
   });
 
   it('to try later when the write was refused, and nothing was recorded (a full disk, a failed write)', () => {

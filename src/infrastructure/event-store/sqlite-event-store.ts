@@ -53,8 +53,13 @@ export class IdempotencyConflictError extends Error {
  * back), as opposed to a bug; a file deleted or replaced under the server is no passing state.
  */
 const UNAVAILABLE = /^SQLITE_(FULL|IOERR|BUSY|READONLY(?!_DBMOVED)|CANTOPEN|NOMEM)/;
-/** A sync that failed after the transaction's frames, commit included, were written: SQLite's recovery at the next open may find them whole. */
-const IN_DOUBT = /^SQLITE_IOERR_(DIR_)?FSYNC$/;
+/**
+ * A commit that failed after its frames, commit frame included, were written: at the sync, or
+ * at the update of the WAL index that follows it. The running process takes it as rolled back
+ * (the next commit writes over those frames), but a restart before that may recover it.
+ * (Some of these may also fail before anything is written: a 500 then is the safe mistake.)
+ */
+const IN_DOUBT = /^SQLITE_IOERR_(FSYNC|SHMSIZE|SHMMAP)$/;
 
 /** The error an append's caller gets for the writer's answer. */
 export function writerError(e: WriterError): Error {
@@ -64,7 +69,7 @@ export function writerError(e: WriterError): Error {
     case 'idempotency':
       return new IdempotencyConflictError(e.streamId);
     default:
-      if (e.code && IN_DOUBT.test(e.code)) return new StoreOutcomeUnknownError(`event store: ${e.message} (${e.code}); whether the write is in the log is known at the next start`);
+      if (e.code && IN_DOUBT.test(e.code)) return new StoreOutcomeUnknownError(`event store: ${e.message} (${e.code}); the write may be in the log or not`);
       return e.code && UNAVAILABLE.test(e.code) ? new StoreUnavailableError(`event store: ${e.message} (${e.code})`) : new Error(`event store: ${e.message}`);
   }
 }
