@@ -86,16 +86,11 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   apply(_doc, e, id) {
     const d = e.data;
     const m = e.metadata;
-    const meta = {
-      tenantId: d.tenantId,
-      eventId: e.id,
-      type: e.type,
-      actor: m.actor,
-      correlationId: m.correlationId,
-      ...(m.sourceIp ? { sourceIp: m.sourceIp } : {}),
-      ...(m.userAgent ? { userAgent: m.userAgent } : {}),
-      occurredAt: m.occurredAt,
-    };
+    // Built by assignment: every token issued passes here.
+    const meta = { tenantId: d.tenantId, eventId: e.id, type: e.type, actor: m.actor, correlationId: m.correlationId } as Omit<TokenHistoryEntry, 'data'>;
+    if (m.sourceIp) meta.sourceIp = m.sourceIp;
+    if (m.userAgent) meta.userAgent = m.userAgent;
+    meta.occurredAt = m.occurredAt;
     const key = historyKey(d.tenantId, e.position);
     if (id !== key) {
       const clientId = id.slice(key.length + 1);
@@ -113,14 +108,13 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
       const what = e.type === 'RevocationRefused' ? { tokenType: d.tokenType } : { reason: d.reason };
       return { ...meta, clientId, data: { clientId: d.clientId, presentedBy: d.presentedBy, ...what } };
     }
+    const entry = meta as TokenHistoryEntry;
     const sub = d.sub ?? d.userId;
-    return {
-      ...meta,
-      ...(d.sessionId ? { sessionId: d.sessionId } : {}),
-      ...(sub ? { sub } : {}),
-      ...(d.clientId ? { clientId: d.clientId } : {}),
-      ...(d.grantId ? { grantId: d.grantId } : {}),
-      data: d,
-    };
+    if (d.sessionId) entry.sessionId = d.sessionId;
+    if (sub) entry.sub = sub;
+    if (d.clientId) entry.clientId = d.clientId;
+    if (d.grantId) entry.grantId = d.grantId;
+    entry.data = d;
+    return entry;
   },
 };

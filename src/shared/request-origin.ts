@@ -15,9 +15,8 @@ export function originOf(req: FastifyRequest): RequestOrigin {
   // forwarded one could be of any length: the address alone is kept.
   const ip = req.ip?.split('%')[0];
   const agent = req.headers['user-agent'];
-  return {
-    correlationId: req.id,
-    ...(ip && isIP(ip) ? { sourceIp: ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip } : {}),
-    ...(agent ? { userAgent: agent.length > USER_AGENT_LIMIT ? agent.slice(0, USER_AGENT_LIMIT) : agent } : {}),
-  };
+  const origin: RequestOrigin = { correlationId: req.id };
+  if (ip && isIP(ip)) origin.sourceIp = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
+  if (agent) origin.userAgent = agent.length > USER_AGENT_LIMIT ? agent.slice(0, USER_AGENT_LIMIT) : agent;
+  return origin;
 }

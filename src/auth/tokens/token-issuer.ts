@@ -45,23 +45,21 @@ export class TokenIssuer {
 
   /** The access token an `AccessTokenIssued` describes, signed with the key it names. */
   accessToken(tenant: TenantView, t: IssuedAccessToken, key: LoadedKey, authTime?: number): Promise<string> {
-    return signJwt(
-      { alg: key.alg, kid: key.kid, typ: 'at+jwt' },
-      {
-        iss: this.directory.issuer(tenant.tenantId),
-        sub: t.sub,
-        aud: t.audience.length === 1 ? t.audience[0] : t.audience,
-        client_id: t.clientId,
-        // RFC 9068 §2.2.3: the scopes granted; none granted, no claim.
-        ...(t.scope.length ? { scope: t.scope.join(' ') } : {}),
-        jti: t.jti,
-        iat: t.issuedAt,
-        exp: t.expiresAt,
-        ...(t.sessionId ? { sid: t.sessionId } : {}),
-        ...(authTime ? { auth_time: authTime } : {}),
-      },
-      key.privateKey,
-    );
+    // Claims set by assignment (conditional spreads cost the token endpoint microseconds).
+    const claims: Record<string, unknown> = {
+      iss: this.directory.issuer(tenant.tenantId),
+      sub: t.sub,
+      aud: t.audience.length === 1 ? t.audience[0] : t.audience,
+      client_id: t.clientId,
+    };
+    // RFC 9068 §2.2.3: the scopes granted; none granted, no claim.
+    if (t.scope.length) claims.scope = t.scope.join(' ');
+    claims.jti = t.jti;
+    claims.iat = t.issuedAt;
+    claims.exp = t.expiresAt;
+    if (t.sessionId) claims.sid = t.sessionId;
+    if (authTime) claims.auth_time = authTime;
+    return signJwt({ alg: key.alg, kid: key.kid, typ: 'at+jwt' }, claims, key.privateKey);
   }
 
   /**

@@ -199,17 +199,17 @@ export class AggregateStore {
 }
 
 function toEventData(events: readonly DomainEvent[], ctx: CommandContext): EventData[] {
-  const correlationId = ctx.correlationId ?? randomUUID();
-  const metadata: EventMetadata = {
-    ...(ctx.tenantId ? { tenantId: ctx.tenantId } : {}),
-    actor: ctx.actor,
-    correlationId,
-    ...(ctx.causationId ? { causationId: ctx.causationId } : {}),
-    ...(ctx.sourceIp ? { sourceIp: ctx.sourceIp } : {}),
-    ...(ctx.userAgent ? { userAgent: ctx.userAgent } : {}),
-    occurredAt: ctx.now.toISOString(),
-    schemaVersion: 1,
-  };
+  // Built by assignment, in the order the log has always shown: on the token endpoint's path,
+  // conditional spreads made this a few microseconds per event.
+  const metadata = {} as EventMetadata;
+  if (ctx.tenantId) metadata.tenantId = ctx.tenantId;
+  metadata.actor = ctx.actor;
+  metadata.correlationId = ctx.correlationId ?? randomUUID();
+  if (ctx.causationId) metadata.causationId = ctx.causationId;
+  if (ctx.sourceIp) metadata.sourceIp = ctx.sourceIp;
+  if (ctx.userAgent) metadata.userAgent = ctx.userAgent;
+  metadata.occurredAt = ctx.now.toISOString();
+  metadata.schemaVersion = 1;
   return events.map((e, i) => ({ id: ctx.commandId ? uuidFrom(`${ctx.commandId}#${i}`) : randomUUID(), type: e.type, data: e.data, metadata }));
 }
 

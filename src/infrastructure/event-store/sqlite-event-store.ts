@@ -165,7 +165,7 @@ export class SqliteEventStore implements EventStore {
     const n = a.events.length;
     a.events.forEach((e, i) => {
       const back = n - 1 - i;
-      this.recent.push({ ...e, streamId: a.wire.streamId, revision: lastRevision - back, position: lastPosition - back });
+      this.recent.push({ id: e.id, streamId: a.wire.streamId, revision: lastRevision - back, position: lastPosition - back, type: e.type, data: e.data, metadata: e.metadata });
     });
     if (this.recent.length > RECENT_LIMIT) {
       const dropped = this.recent.splice(0, this.recent.length - RECENT_LIMIT / 2);

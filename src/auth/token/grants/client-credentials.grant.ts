@@ -29,7 +29,9 @@ export class ClientCredentialsGrant implements Grant {
     if (requested?.some((s) => !allowed.includes(s))) throw new InvalidScope('the requested scope is not allowed for this client');
     const scope = requested ?? allowed;
     const { access: key } = await this.tokens.responseKeys(tenant);
-    const data: AccessTokenIssued['data'] = { tenantId: tenant.tenantId, grantType: 'client_credentials', ...newAccessToken(request, key), clientId: client.clientId, sub: client.clientId, scope };
+    const { jti, audience, issuedAt, expiresAt, kid } = newAccessToken(request, key);
+    const data: AccessTokenIssued['data'] = { tenantId: tenant.tenantId, grantType: 'client_credentials', jti, audience, issuedAt, expiresAt, kid, clientId: client.clientId, sub: client.clientId, scope };
+    const { correlationId, sourceIp, userAgent } = request.origin;
     // Signed while the event is being made durable; answered only once both are done.
     const [accessToken] = await Promise.all([
       this.tokens.accessToken(tenant, data, key),
@@ -37,9 +39,13 @@ export class ClientCredentialsGrant implements Grant {
         tenantId: tenant.tenantId,
         actor: `client:${client.clientId}`,
         now: this.clock.now(),
-        ...request.origin,
+        correlationId,
+        sourceIp,
+        userAgent,
       }),
     ]);
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: tenant.accessTokenTtl, ...(scope.length ? { scope: scope.join(' ') } : {}) };
+    const response: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: tenant.accessTokenTtl };
+    if (scope.length) response.scope = scope.join(' ');
+    return response;
   }
 }
