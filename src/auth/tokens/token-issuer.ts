@@ -73,32 +73,25 @@ export class TokenIssuer {
     extra: { authTime: number; nonce?: string; refreshToken?: string },
   ): Promise<TokenResponse> {
     const accessToken = await this.accessToken(tenant, t, keys.access, extra.authTime);
-    const idToken = t.idToken
-      ? await signJwt(
-          { alg: keys.id.alg, kid: keys.id.kid, typ: 'JWT' },
-          {
-            iss: this.directory.issuer(tenant.tenantId),
-            sub: t.sub,
-            aud: t.clientId,
-            azp: t.clientId,
-            iat: t.issuedAt,
-            exp: t.idToken.expiresAt,
-            auth_time: extra.authTime,
-            sid: t.sessionId,
-            ...(extra.nonce !== undefined ? { nonce: extra.nonce } : {}),
-            at_hash: halfHash(keys.id.alg, accessToken),
-          },
-          keys.id.privateKey,
-        )
-      : undefined;
-    return {
-      access_token: accessToken,
-      token_type: 'Bearer',
-      expires_in: tenant.accessTokenTtl,
-      ...(t.scope.length ? { scope: t.scope.join(' ') } : {}),
-      ...(extra.refreshToken ? { refresh_token: extra.refreshToken } : {}),
-      ...(idToken ? { id_token: idToken } : {}),
-    };
+    const response: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: tenant.accessTokenTtl };
+    if (t.scope.length) response.scope = t.scope.join(' ');
+    if (extra.refreshToken) response.refresh_token = extra.refreshToken;
+    if (t.idToken) {
+      const claims: Record<string, unknown> = {
+        iss: this.directory.issuer(tenant.tenantId),
+        sub: t.sub,
+        aud: t.clientId,
+        azp: t.clientId,
+        iat: t.issuedAt,
+        exp: t.idToken.expiresAt,
+        auth_time: extra.authTime,
+        sid: t.sessionId,
+      };
+      if (extra.nonce !== undefined) claims.nonce = extra.nonce;
+      claims.at_hash = halfHash(keys.id.alg, accessToken);
+      response.id_token = await signJwt({ alg: keys.id.alg, kid: keys.id.kid, typ: 'JWT' }, claims, keys.id.privateKey);
+    }
+    return response;
   }
 
   /**
