@@ -1,4 +1,5 @@
 import { setBounded } from '../../shared/bounded-map.js';
+import { merged } from '../../domain/shared/merged.js';
 import type { IndexSpec } from '../../../projections/projection.js';
 import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewCommit, ViewDocument, ViewState } from './read-store.port.js';
 
@@ -63,7 +64,7 @@ export class CachingReadStore implements ReadStore {
     this.generation++;
     for (const c of commits) {
       const cache = this.caches.get(c.view);
-      if (cache) for (const w of c.writes) setBounded(cache, w.id, w.doc ? { ...w.doc, _id: w.id, _position: w.position } : null, LIMIT);
+      if (cache) for (const w of c.writes) setBounded(cache, w.id, w.doc ? merged(w.doc, { _id: w.id, _position: w.position }) : null, LIMIT);
     }
   }
 

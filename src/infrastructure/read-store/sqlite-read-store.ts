@@ -124,7 +124,10 @@ interface DocRow {
 }
 
 function toDoc<D>(r: DocRow): ViewDocument<D> {
-  return { ...(JSON.parse(r.body) as D), _id: r.id, _position: r.position };
+  const doc = JSON.parse(r.body) as ViewDocument<D>;
+  doc._id = r.id;
+  doc._position = r.position;
+  return doc;
 }
 
 function toSql(v: Scalar): string | number | null {
