@@ -79,13 +79,39 @@ export function writerThread(): void {
 
   const refuse = (error: WriterError) => ({ refusal: error });
 
+  // The head (last revision, last event's id and position) of the streams appended to lately,
+  // so that an append reads nothing of its stream: this thread is the file's only writer. A
+  // batch keeps the heads it moves apart until it has committed; a batch that fails forgets
+  // them all, and the next appends read their heads from the file again.
+  interface Head {
+    revision: number;
+    lastId?: string;
+    position?: number;
+  }
+  const HEADS_KEPT = 50_000;
+  const heads = new Map<string, Head>();
+  let moved = new Map<string, Head>();
+  const headOf = (streamId: string): Head => moved.get(streamId) ?? heads.get(streamId) ?? { revision: lastRevision.get(streamId) ?? -1 };
+  function keepMoved(): void {
+    for (const [streamId, head] of moved) {
+      heads.delete(streamId);
+      heads.set(streamId, head);
+      if (heads.size > HEADS_KEPT) heads.delete(heads.keys().next().value!);
+    }
+  }
+
   // Idempotent appends, as EventStoreDB does them: when the events just after the expected
   // revision (or, for `any` and `stream_exists`, the last ones) carry the same ids, the append
   // already happened. Checked within the stream, so no log-wide index on ids slows writes.
-  function previous(a: WriterAppend, current: number): WriterOutcome | undefined {
+  function previous(a: WriterAppend, head: Head): WriterOutcome | undefined {
+    const current = head.revision;
     const n = a.events.length;
     const from = typeof a.expected === 'number' ? a.expected + 1 : a.expected === 'no_stream' ? 0 : current - n + 1;
     if (current < 0 || from < 0 || from > current) return undefined;
+    // One event against the stream's last, whose id is known: nothing to read.
+    if (n === 1 && from === current && head.lastId !== undefined) {
+      return a.events[0].id === head.lastId ? { ok: true, nextRevision: current, position: head.position!, replayed: true } : undefined;
+    }
     const rows = idsFrom.all(a.streamId, from, n) as Array<{ event_id: string; revision: number; position: number }>;
     const same = rows.filter((r, i) => r.event_id === a.events[i].id).length;
     if (same === 0) return undefined;
@@ -94,8 +120,9 @@ export function writerThread(): void {
   }
 
   const appendOne = db.transaction((a: WriterAppend): WriterOutcome => {
-    const current: number = lastRevision.get(a.streamId) ?? -1;
-    const replay = previous(a, current);
+    const head = headOf(a.streamId);
+    const current = head.revision;
+    const replay = previous(a, head);
     if (replay) return replay;
     const e = a.expected;
     const ok = e === 'any' || (e === 'no_stream' && current === -1) || (e === 'stream_exists' && current >= 0) || e === current;
@@ -106,6 +133,7 @@ export function writerThread(): void {
       revision += 1;
       position = Number(insert.run(ev.id, a.streamId, revision, ev.type, ev.data, ev.metadata).lastInsertRowid);
     }
+    moved.set(a.streamId, { revision, lastId: a.events[a.events.length - 1].id, position });
     return { ok: true, nextRevision: revision, position };
   });
 
@@ -158,9 +186,12 @@ export function writerThread(): void {
         return;
       case 'append': {
         let outcomes: WriterOutcome[];
+        moved = new Map();
         try {
           outcomes = appendAll.immediate(request.appends);
+          keepMoved();
         } catch (e) {
+          heads.clear();
           const code = (e as { code?: unknown })?.code;
           const error: WriterError = { kind: 'failed', message: String((e as Error)?.message ?? e), ...(typeof code === 'string' ? { code } : {}) };
           outcomes = request.appends.map(() => ({ ok: false, error }));
