@@ -1,6 +1,7 @@
 import type { ClientView } from '../../../projections/clients.projection.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
 import type { AccessTokenSpec } from '../../domain/session/session.decider.js';
+import { merged } from '../../domain/shared/merged.js';
 import { uuidV7 } from '../../infrastructure/crypto/hashing.js';
 import type { LoadedKey } from '../../infrastructure/crypto/key-ring.js';
 import type { ResponseKeys } from '../tokens/token-issuer.js';
@@ -43,7 +44,7 @@ export function newAccessToken({ tenant, issuer, now }: GrantRequest, key: Loade
 
 /** A user grant's access token, with the ID token that goes with it when `openid` is granted. */
 export function newUserAccessToken(request: GrantRequest, keys: ResponseKeys): AccessTokenSpec {
-  return { ...newAccessToken(request, keys.access), idToken: { kid: keys.id.kid, expiresAt: request.now + idTokenTtl(request.tenant) } };
+  return merged(newAccessToken(request, keys.access), { idToken: { kid: keys.id.kid, expiresAt: request.now + idTokenTtl(request.tenant) } });
 }
 
 /** ID tokens outlive short access tokens a little: a relying party checks them once, at sign-in. */
