@@ -86,7 +86,7 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   apply(_doc, e, id) {
     const d = e.data;
     const m = e.metadata;
-    // Built by assignment: every token issued passes here.
+    // Optional fields by assignment: every token issued passes here (see src/domain/shared/merged.ts).
     const meta = { tenantId: d.tenantId, eventId: e.id, type: e.type, actor: m.actor, correlationId: m.correlationId } as Omit<TokenHistoryEntry, 'data'>;
     if (m.sourceIp) meta.sourceIp = m.sourceIp;
     if (m.userAgent) meta.userAgent = m.userAgent;

@@ -199,8 +199,7 @@ export class AggregateStore {
 }
 
 function toEventData(events: readonly DomainEvent[], ctx: CommandContext): EventData[] {
-  // Built by assignment, in the order the log has always shown: on the token endpoint's path,
-  // conditional spreads made this a few microseconds per event.
+  // Set by assignment, in the order the log has always shown (see domain/shared/merged.ts).
   const metadata = {} as EventMetadata;
   if (ctx.tenantId) metadata.tenantId = ctx.tenantId;
   metadata.actor = ctx.actor;

@@ -85,8 +85,8 @@ export function writerThread(): void {
   // them all, and the next appends read their heads from the file again.
   interface Head {
     revision: number;
-    lastId?: string;
-    position?: number;
+    /** The last event, once this thread has appended to the stream. */
+    last?: { id: string; position: number };
   }
   const HEADS_KEPT = 50_000;
   const heads = new Map<string, Head>();
@@ -109,8 +109,8 @@ export function writerThread(): void {
     const from = typeof a.expected === 'number' ? a.expected + 1 : a.expected === 'no_stream' ? 0 : current - n + 1;
     if (current < 0 || from < 0 || from > current) return undefined;
     // One event against the stream's last, whose id is known: nothing to read.
-    if (n === 1 && from === current && head.lastId !== undefined) {
-      return a.events[0].id === head.lastId ? { ok: true, nextRevision: current, position: head.position!, replayed: true } : undefined;
+    if (n === 1 && from === current && head.last) {
+      return a.events[0].id === head.last.id ? { ok: true, nextRevision: current, position: head.last.position, replayed: true } : undefined;
     }
     const rows = idsFrom.all(a.streamId, from, n) as Array<{ event_id: string; revision: number; position: number }>;
     const same = rows.filter((r, i) => r.event_id === a.events[i].id).length;
@@ -133,7 +133,7 @@ export function writerThread(): void {
       revision += 1;
       position = Number(insert.run(ev.id, a.streamId, revision, ev.type, ev.data, ev.metadata).lastInsertRowid);
     }
-    moved.set(a.streamId, { revision, lastId: a.events[a.events.length - 1].id, position });
+    moved.set(a.streamId, { revision, last: { id: a.events[a.events.length - 1].id, position } });
     return { ok: true, nextRevision: revision, position };
   });
 

@@ -31,7 +31,6 @@ export class ClientCredentialsGrant implements Grant {
     const { access: key } = await this.tokens.responseKeys(tenant);
     const { jti, audience, issuedAt, expiresAt, kid } = newAccessToken(request, key);
     const data: AccessTokenIssued['data'] = { tenantId: tenant.tenantId, grantType: 'client_credentials', jti, audience, issuedAt, expiresAt, kid, clientId: client.clientId, sub: client.clientId, scope };
-    const { correlationId, sourceIp, userAgent } = request.origin;
     // Signed while the event is being made durable; answered only once both are done.
     const [accessToken] = await Promise.all([
       this.tokens.accessToken(tenant, data, key),
@@ -39,9 +38,7 @@ export class ClientCredentialsGrant implements Grant {
         tenantId: tenant.tenantId,
         actor: `client:${client.clientId}`,
         now: this.clock.now(),
-        correlationId,
-        sourceIp,
-        userAgent,
+        ...request.origin,
       }),
     ]);
     const response: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: tenant.accessTokenTtl };
