@@ -47,7 +47,8 @@ export interface WriterViewCommit {
 
 /** Main thread to writer: appends to commit in one transaction, view commits likewise, or the order to stop. */
 export type WriterRequest =
-  | { id: number; type: 'append'; appends: WriterAppend[] }
+  /** `views`: view commits that rode on the batch, committed after it and answered under their own id. */
+  | { id: number; type: 'append'; appends: WriterAppend[]; views?: { id: number; commits: WriterViewCommit[] } }
   | { id: number; type: 'views'; commits: WriterViewCommit[] }
   | { id: number; type: 'close' };
 
@@ -176,6 +177,21 @@ export function writerThread(): void {
     }
   });
 
+  const relaxed = db.prepare('PRAGMA synchronous = NORMAL');
+  const full = db.prepare('PRAGMA synchronous = FULL');
+  function commitViewsAndReply(id: number, commits: WriterViewCommit[]): void {
+    // Views need no fsync: after a crash they resume from their checkpoint, or are rebuilt.
+    relaxed.run();
+    try {
+      commitViews.immediate(commits);
+      parentPort.postMessage({ id });
+    } catch (e) {
+      parentPort.postMessage({ id, error: String((e as Error)?.message ?? e) });
+    } finally {
+      full.run();
+    }
+  }
+
   parentPort.on('message', (request: WriterRequest) => {
     const reply = (r: Omit<WriterResponse, 'id'>) => parentPort.postMessage({ id: request.id, ...r });
     switch (request.type) {
@@ -197,19 +213,11 @@ export function writerThread(): void {
           outcomes = request.appends.map(() => ({ ok: false, error }));
         }
         reply({ outcomes });
+        if (request.views) commitViewsAndReply(request.views.id, request.views.commits);
         return;
       }
       case 'views':
-        // Views need no fsync: after a crash they resume from their checkpoint, or are rebuilt.
-        db.pragma('synchronous = NORMAL');
-        try {
-          commitViews.immediate(request.commits);
-          reply({});
-        } catch (e) {
-          reply({ error: String((e as Error)?.message ?? e) });
-        } finally {
-          db.pragma('synchronous = FULL');
-        }
+        commitViewsAndReply(request.id, request.commits);
         return;
     }
   });

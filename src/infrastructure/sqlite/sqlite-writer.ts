@@ -1,12 +1,29 @@
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { lockStoreFile, SQLITE_DRIVER } from './open-database.js';
-import { EVENTS_SCHEMA, VIEW_STATE_SCHEMA, type WriterData, type WriterRequest, type WriterResponse, writerThread, checkpointerThread } from './sqlite-writer.thread.js';
+import { merged } from '../../domain/shared/merged.js';
+import {
+  EVENTS_SCHEMA,
+  VIEW_STATE_SCHEMA,
+  type WriterData,
+  type WriterRequest,
+  type WriterResponse,
+  type WriterViewCommit,
+  writerThread,
+  checkpointerThread,
+} from './sqlite-writer.thread.js';
 
 /** How often the checkpointer thread copies the WAL into the main file (see checkpointerThread). */
 const CHECKPOINT_EVERY_MS = 200;
 
 type Request = WriterRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+/** View commits waiting for the next append batch, with their callers. */
+interface Rider {
+  commits: WriterViewCommit[];
+  resolve(r: WriterResponse): void;
+  reject(e: Error): void;
+}
 
 /**
  * The writer thread of one embedded store file, shared by the event store and the read
@@ -20,6 +37,10 @@ export class SqliteWriter {
   private readonly checkpointer: { worker: Worker; exited: Promise<void> };
   private readonly pending = new Map<number, { resolve(r: WriterResponse): void; reject(e: Error): void }>();
   private nextId = 1;
+  /** Append batches sent and not yet answered. */
+  private appendsOut = 0;
+  /** View commits asked for while an append batch was out: they ride on the next one. */
+  private riders: Rider[] = [];
   private failure?: Error;
   private readonly exited: Promise<void>;
 
@@ -38,6 +59,8 @@ export class SqliteWriter {
       this.failure = error;
       for (const p of this.pending.values()) p.reject(error);
       this.pending.clear();
+      for (const r of this.riders) r.reject(error);
+      this.riders = [];
     });
     this.exited = new Promise((r) => this.worker.once('exit', () => r()));
     const checkpointer = new Worker(`(${checkpointerThread.toString()})()`, { eval: true, workerData: { ...data, everyMs: CHECKPOINT_EVERY_MS } });
@@ -80,12 +103,56 @@ export class SqliteWriter {
     }
   }
 
+  /**
+   * Sends a request to the writer thread. A view commit asked for while an append batch is out
+   * rides on the next batch: the writer commits it (without fsync, as any view commit) right
+   * after that batch's answer, and answers it under an id of its own. A crossing between the
+   * threads costs each of them a wake-up; when no batch follows an answer at once, the waiting
+   * commits go on their own.
+   */
   request(request: Request): Promise<WriterResponse> {
+    if (this.failure) return Promise.reject(this.failure);
+    switch (request.type) {
+      case 'views':
+        if (this.appendsOut > 0) return new Promise((resolve, reject) => this.riders.push({ commits: request.commits, resolve, reject }));
+        break;
+      case 'append':
+        if (this.riders.length) request.views = this.takeRiders();
+        this.appendsOut++;
+        return this.send(request).finally(() => {
+          this.appendsOut--;
+          // The caller's next batch, if any, goes from its continuation, before this check runs.
+          if (this.riders.length) setImmediate(() => this.appendsOut === 0 && this.sendRiders());
+        });
+      case 'close':
+        this.sendRiders();
+        break;
+    }
+    return this.send(request);
+  }
+
+  /** The waiting view commits, as one commit list answered under a new id that settles all their callers. */
+  private takeRiders(): { id: number; commits: WriterViewCommit[] } {
+    const riders = this.riders;
+    this.riders = [];
+    const id = this.nextId++;
+    this.pending.set(id, { resolve: (r) => riders.forEach((x) => x.resolve(r)), reject: (e) => riders.forEach((x) => x.reject(e)) });
+    return { id, commits: riders.flatMap((r) => r.commits) };
+  }
+
+  /** The waiting view commits, on their own. */
+  private sendRiders(): void {
+    if (!this.riders.length || this.failure) return;
+    const { id, commits } = this.takeRiders();
+    this.worker.postMessage({ type: 'views', id, commits } satisfies WriterRequest);
+  }
+
+  private send(request: Request): Promise<WriterResponse> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ ...request, id });
+      this.worker.postMessage(merged(request, { id }));
     });
   }
 }
