@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomFillSync, scrypt, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomFillSync, scrypt, timingSafeEqual } from 'node:crypto';
 
 const entropy = Buffer.alloc(4096);
 let entropyAt = entropy.length;
@@ -37,9 +37,9 @@ export function uuidV7(now = Date.now()): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
 
-/** SHA-256 for high-entropy, server-generated values (rule 3): `sha256:<base64url>`. */
+/** SHA-256 for high-entropy, server-generated values (rule 3): `sha256:<base64url>` (one-shot `hash`: half the cost of a Hash object). */
 export function sha256(value: string): string {
-  return 'sha256:' + createHash('sha256').update(value).digest('base64url');
+  return 'sha256:' + hash('sha256', value, 'base64url');
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -1,4 +1,4 @@
-import { createHash, type KeyObject } from 'node:crypto';
+import { hash, type KeyObject } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -106,7 +106,7 @@ class NoncePool {
     const r = this.r.pop();
     if (r === undefined) return undefined;
     const kInverse = this.kInverse.pop()!;
-    const z = BigInt(`0x${createHash('sha256').update(input).digest('hex')}`);
+    const z = BigInt(`0x${hash('sha256', input, 'hex')}`);
     let s = (kInverse * ((z + BigInt(`0x${r}`) * this.scalarOf(key)) % P256_N)) % P256_N;
     // s = 0 happens with probability 2^-256; the caller then signs with OpenSSL.
     if (s === 0n) return undefined;
