@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { SqliteEventStore } from '../event-store/sqlite-event-store.js';
 import { SqliteReadStore } from '../read-store/sqlite-read-store.js';
 
-const event = (id: string) => ({ id, type: 'Happened', data: { id }, metadata: {} });
+const event = (id: string) => ({ id, type: 'Happened', data: { id }, metadata: { actor: 'system', correlationId: id, occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1 } });
 
 /** The messages the file's writer thread is sent, by type. */
 function messagesSent(store: SqliteEventStore): Array<{ type: string; views?: unknown }> {
