@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type KeyObject, sign, verify } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { SigningAlg } from '../../domain/tenant/tenant.events.js';
-import { p256Nonces } from './p256-nonces.js';
+import { P256_N, p256Nonces } from './p256-nonces.js';
 
 export type Jwk = Record<string, unknown> & { kty: string };
 
@@ -61,8 +61,9 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('bas
  * have one spelling (as with the base64url of a signature, see decodeJwt) and a list keyed by
  * token string cannot be sidestepped by flipping s. Keys made before the flag accept both.
  */
-const P256_ORDER = Buffer.from('ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551', 'hex');
-const P256_HALF_ORDER = Buffer.from('7fffffff800000007fffffffffffffffde737d56d38bcf4279dce5617e3192a8', 'hex');
+const bytes32 = (n: bigint) => Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
+const P256_ORDER = bytes32(P256_N);
+const P256_HALF_ORDER = bytes32(P256_N >> 1n);
 
 /** `signature` (r || s, 64 bytes) with s moved into the lower half of the group order (s := n - s, in place). */
 function lowS(signature: Buffer): Buffer {
