@@ -11,13 +11,15 @@ export interface SessionView {
   revokedAt?: string;
   revokedReason?: string;
   revokedGrants: string[];
+  /** Grants that outlived the session's end (see SessionRevoked's `kept`); absent when none. */
+  keptGrants?: string[];
 }
 
 export const sessionKey = (tenantId: string, sessionId: string) => `${tenantId}/${sessionId}`;
 
 export const sessionsProjection: Projection<SessionView> = {
   view: 'sessions',
-  version: 2,
+  version: 3,
   eventTypes: ['SessionStarted', 'UserAuthenticated', 'GrantRevoked', 'SessionRevoked'],
   indexes: [{ fields: ['tenantId', 'userId'] }],
   documentId: (e) => sessionKey(e.data.tenantId, e.data.sessionId),
@@ -33,7 +35,7 @@ export const sessionsProjection: Projection<SessionView> = {
       case 'GrantRevoked':
         return { ...doc, revokedGrants: [...doc.revokedGrants, d.grantId] };
       case 'SessionRevoked':
-        return { ...doc, revoked: true, revokedAt: e.metadata.occurredAt, revokedReason: d.reason };
+        return { ...doc, revoked: true, revokedAt: e.metadata.occurredAt, revokedReason: d.reason, ...(d.kept?.length ? { keptGrants: d.kept.map((g: { grantId: string }) => g.grantId) } : {}) };
       default:
         return doc;
     }

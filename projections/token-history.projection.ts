@@ -74,7 +74,7 @@ function otherClients(e: ProjectedEvent): string[] {
 
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 9,
+  version: 10,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [{ fields: ['tenantId', 'sessionId'] }, { fields: ['tenantId', 'sub'] }, { fields: ['tenantId', 'clientId'] }],
   documentId(e) {
@@ -99,8 +99,9 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
       // where the user was, of other clients, or of another user who signed in.
       if (e.type === 'SessionRevoked') {
         const { sourceIp: _ip, userAgent: _agent, actor, ...anonymous } = meta;
-        const { grants = [], requestedBy, ...rest } = d as { grants?: Array<{ clientId: string }>; requestedBy?: string };
-        const own = { ...rest, grants: grants.filter((g) => g.clientId === clientId), ...(requestedBy === clientId ? { requestedBy } : {}) };
+        const { grants = [], requestedBy, kept = [], ...rest } = d as { grants?: Array<{ clientId: string }>; requestedBy?: string; kept?: Array<{ clientId: string }> };
+        const ownKept = kept.filter((g) => g.clientId === clientId);
+        const own = { ...rest, grants: grants.filter((g) => g.clientId === clientId), ...(requestedBy === clientId ? { requestedBy } : {}), ...(ownKept.length ? { kept: ownKept } : {}) };
         return { ...anonymous, actor: actor === `client:${clientId}` || actor === `user:${d.userId}` ? actor : 'another party', clientId, data: own };
       }
       // The presenter of another client's code or token is told only that it was refused, and

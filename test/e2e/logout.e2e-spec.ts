@@ -6,6 +6,8 @@ import { Browser } from '../support/browser.js';
 import { BOB_PASSWORD, decodeJwt, RelyingParty } from '../support/rp.js';
 
 const BYE = 'http://127.0.0.1:9999/bye';
+/** The origin of the web client's registered redirect URIs: where its own pages are. */
+const WEB_ORIGIN = 'http://127.0.0.1:9999';
 
 let rp: RelyingParty;
 let server: TestServer;
@@ -191,13 +193,15 @@ describe('logout without id_token_hint', () => {
     expect(await stillSignedIn(browser)).toBe(true);
   });
 
-  it('shows the signed-out page when the confirmation names no redirect', async () => {
+  it('shows the signed-out page when the confirmation names no redirect; a logout that names no client keeps every offline grant', async () => {
     const { browser, tokens } = await signedIn();
     const form = Browser.form(await (await browser.get(logoutUrl({}))).text());
     const res = await browser.post(form.action, form.fields);
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('Signed out');
-    expect(await rp.active(tokens.refresh_token!)).toBe(false);
+    expect(await stillSignedIn(browser)).toBe(false);
+    // Back-Channel Logout 1.0 §2.7: the web client's grant was made with offline_access.
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
   });
 
   it('shows the signed-out page to a browser without a session', async () => {
@@ -208,10 +212,15 @@ describe('logout without id_token_hint', () => {
 });
 
 describe('logout with id_token_hint', () => {
-  it("logs out at once, redirects with state and revokes the session's tokens", async () => {
+  it("asks first on a link with a hint of the browser's own session (an ID token is no secret), then redirects with state and revokes the session's tokens", async () => {
     const { browser, tokens } = await signedIn();
     const refreshed = await rp.refresh('web', tokens.refresh_token!);
-    const res = await browser.get(logoutUrl({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE, state: 'after' }));
+    const asked = await browser.get(logoutUrl({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE, state: 'after' }));
+    expect(asked.status).toBe(200);
+    const form = Browser.form(await asked.text());
+    expect(await stillSignedIn(browser)).toBe(true);
+    expect(await rp.active(refreshed.refresh_token!)).toBe(true);
+    const res = await browser.post(form.action, form.fields);
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(`${BYE}?state=after`);
     expect(browser.cookie('sid')).toBeUndefined();
@@ -247,7 +256,8 @@ describe('logout with id_token_hint', () => {
 
   it('signs out at once, without the confirmation page, when the hinted session has already ended', async () => {
     const { browser, tokens } = await signedIn();
-    expect(await (await browser.get(logoutUrl({ id_token_hint: tokens.id_token! }))).text()).toContain('Signed out');
+    expect((await browser.post(rp.as.end_session_endpoint!, { id_token_hint: tokens.id_token! }, WEB_ORIGIN)).status).toBe(200);
+    expect(await stillSignedIn(browser)).toBe(false);
     const again = await rp.browser().get(logoutUrl({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE }));
     expect(again.status).toBe(302);
     expect(again.headers.get('location')).toBe(BYE);
@@ -273,13 +283,24 @@ describe('logout with id_token_hint', () => {
   it("relays a POST without the session cookie (a relying party's form on its own site) through a page of this origin, whose POST carries it", async () => {
     const { browser, tokens } = await signedIn();
     const params = { id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE, state: 'x' };
-    const posted = await contract.fetch(rp.as.end_session_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...params, confirm: 'yes' }) });
+    const posted = await contract.fetch(rp.as.end_session_endpoint!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: WEB_ORIGIN },
+      body: new URLSearchParams({ ...params, confirm: 'yes' }),
+    });
     expect(posted.status).toBe(200);
     const relay = Browser.form(await posted.text());
     expect(relay.action).toBe(rp.as.end_session_endpoint);
-    expect(relay.fields).toEqual({ ...params, relayed: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(relay.fields).toEqual({ ...params, relayed: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), relayed_from: WEB_ORIGIN, relayed_proof: expect.stringMatching(/^hmac-sha256:/) });
     expect(await rp.active(tokens.refresh_token!)).toBe(true);
-    const res = await browser.post(relay.action, relay.fields);
+    // The browser posts the relay page from this origin, with its session cookie and the relay's.
+    const cookie = `sid=${browser.cookie('sid')}; ${posted.headers.getSetCookie()[0].split(';')[0]}`;
+    const res = await contract.fetch(relay.action, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(rp.issuer).origin, cookie },
+      body: new URLSearchParams(relay.fields),
+    });
     expect(res.headers.get('location')).toBe(`${BYE}?state=x`);
     expect(await rp.active(tokens.refresh_token!)).toBe(false);
   });
@@ -308,7 +329,7 @@ describe('logout with id_token_hint', () => {
     const spaSignIn = await rp.signIn(browser, { clientId: 'spa', scope: 'openid profile' });
     const pending = rp.codeParams(spaSignIn, 'spa');
     const { sid } = decodeJwt(tokens.id_token!).payload as { sid: string };
-    const res = await browser.get(logoutUrl({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE }));
+    const res = await browser.post(rp.as.end_session_endpoint!, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE }, WEB_ORIGIN);
     expect(res.status).toBe(302);
     const end = (await tokenHistory(server, { sessionId: sid })).at(-1)!;
     expect(end).toMatchObject({ type: 'SessionRevoked', data: { reason: 'logout', requestedBy: 'web', grants: [{ clientId: 'web' }, { clientId: 'spa' }] } });
@@ -323,11 +344,53 @@ describe('logout with id_token_hint', () => {
     expect({ status: redeemed.status, body: await redeemed.json() }).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
-  it('works with POST as well', async () => {
+  it("signs out at once on a POST from the hinted client's own origin, with a hint of the browser's session", async () => {
     const { browser, tokens } = await signedIn();
-    const res = await browser.post(rp.as.end_session_endpoint!, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE });
+    const res = await browser.post(rp.as.end_session_endpoint!, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE }, WEB_ORIGIN);
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(BYE);
     expect(await rp.active(tokens.access_token)).toBe(false);
+  });
+
+  it("asks first on a POST from another origin than the hinted client's, or through a relay whose origin proof was altered", async () => {
+    const { browser, tokens } = await signedIn();
+    const params = { id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE };
+    for (const origin of ['https://elsewhere.example', new URL(rp.issuer).origin]) {
+      const res = await browser.post(rp.as.end_session_endpoint!, params, origin);
+      expect(res.status).toBe(200);
+      expect(Browser.form(await res.text()).fields).toMatchObject({ confirm: expect.stringMatching(/^hmac-sha256:/) });
+    }
+    // Relayed: the first POST came from elsewhere, and naming the client's origin afterwards does not pass.
+    const endpoint = rp.as.end_session_endpoint!;
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const first = await contract.fetch(endpoint, { method: 'POST', headers: { ...form, origin: 'https://elsewhere.example' }, body: new URLSearchParams(params) });
+    const relayCookie = first.headers.getSetCookie()[0].split(';')[0];
+    const relay = Browser.form(await first.text());
+    expect(relay.fields.relayed_from).toBe('https://elsewhere.example');
+    const cookie = `sid=${browser.cookie('sid')}; ${relayCookie}`;
+    for (const fields of [relay.fields, { ...relay.fields, relayed_from: WEB_ORIGIN }]) {
+      const res = await contract.fetch(endpoint, { method: 'POST', redirect: 'manual', headers: { ...form, origin: new URL(rp.issuer).origin, cookie }, body: new URLSearchParams(fields) });
+      expect(res.status).toBe(200);
+      expect(Browser.form(await res.text()).fields).toMatchObject({ confirm: expect.stringMatching(/^hmac-sha256:/) });
+    }
+    expect(await stillSignedIn(browser)).toBe(true);
+    expect(await rp.active(tokens.refresh_token!)).toBe(true);
+  });
+
+  it("keeps the offline grants of other clients (Back-Channel Logout 1.0 §2.7), and ends the hinted client's and the online ones", async () => {
+    const { browser, tokens } = await signedIn();
+    const spaOffline = await rp.tokens({ clientId: 'spa', scope: 'openid offline_access' }, browser);
+    const spaOnline = await rp.tokens({ clientId: 'spa-rs', scope: 'openid' }, browser);
+    expect(spaOffline.refresh_token).toBeDefined();
+    const res = await browser.post(rp.as.end_session_endpoint!, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: BYE }, WEB_ORIGIN);
+    expect(res.status).toBe(302);
+    expect(await stillSignedIn(browser)).toBe(false);
+    for (const token of [tokens.access_token, tokens.refresh_token!, spaOnline.access_token]) expect(await rp.active(token)).toBe(false);
+    // The kept grant goes on: its token rotates, and the new access token is active.
+    const rotated = await rp.refresh('spa', spaOffline.refresh_token!);
+    expect(await rp.active(rotated.access_token)).toBe(true);
+    const { sid } = decodeJwt(tokens.id_token!).payload as { sid: string };
+    const end = (await tokenHistory(server, { sessionId: sid })).find((e) => e.type === 'SessionRevoked')!;
+    expect(end.data).toMatchObject({ reason: 'logout', requestedBy: 'web', kept: [{ clientId: 'spa' }] });
   });
 });

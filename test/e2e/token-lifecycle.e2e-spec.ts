@@ -86,8 +86,12 @@ describe('token lifecycle through openid-client', () => {
     expect((await oidc.tokenIntrospection(config, refreshed.refresh_token!)).active).toBe(true);
 
     const logout = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:9999/bye', state: 'after' });
-    const out = await browser.get(logout.href);
-    await contract.check(logout, 'GET', out.clone());
+    // A link proves nothing of who sent it: the user confirms.
+    const asked = await browser.get(logout.href);
+    await contract.check(logout, 'GET', asked.clone());
+    expect(asked.status).toBe(200);
+    const confirm = Browser.form(await asked.text());
+    const out = await browser.post(confirm.action, confirm.fields);
     expect(out.status).toBe(302);
     expect(out.headers.get('location')).toBe('http://127.0.0.1:9999/bye?state=after');
     expect(browser.cookie('sid')).toBeUndefined();

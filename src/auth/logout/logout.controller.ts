@@ -26,16 +26,18 @@ const RELAY_SECONDS = 300;
  * OpenID Connect RP-Initiated Logout 1.0. Only a browser signed in as a user ends that user's
  * sessions: its own session (the one whose cookie it holds), and the session an
  * `id_token_hint` names when the hint's subject is the user signed in here (a session of
- * theirs in another browser). With a hint of the browser's own session, it ends at once;
- * otherwise the user confirms first, on a page whose POST carries `confirm`: a keyed hash of
- * the browser's session cookie, which no other page can know. Anyone who merely holds an ID
- * token cannot sign anyone out: ID tokens are no secret. A relying party's form POST from its
- * own site carries no SameSite cookie, so a POST without one is answered with a page of this
- * origin that posts the same fields again, which carries it. That POST is marked `relayed`
- * with a nonce the page also set as a cookie, so a page elsewhere cannot pass for it. Ending
- * a session revokes all its tokens (`SessionRevoked`). The page also lets the user stay
- * signed in (`decline`): nothing ends, and the browser goes back to the relying party as it
- * would have after signing out.
+ * theirs in another browser). The user confirms first, on a page whose POST carries
+ * `confirm`: a keyed hash of the browser's session cookie, which no other page can know;
+ * unless the request provably comes from the hinted client: a POST whose `Origin` is one of
+ * the client's registered redirect origins, with a hint of the browser's own session (ID
+ * tokens are no secret, so a link with one proves nothing). A relying party's form POST from
+ * its own site carries no SameSite cookie, so a POST without one is answered with a page of
+ * this origin that posts the same fields again, which carries it. That POST is marked
+ * `relayed` with a nonce the page also set as a cookie, so a page elsewhere cannot pass for
+ * it; the first POST's `Origin` rides along, bound to that nonce by a keyed hash. Ending a
+ * session revokes its tokens (`SessionRevoked`), except the offline grants of other clients
+ * (see the session decider). The page also lets the user stay signed in (`decline`): nothing
+ * ends, and the browser goes back to the relying party as it would have after signing out.
  */
 @Controller(':tenant')
 export class LogoutController {
@@ -50,13 +52,14 @@ export class LogoutController {
 
   @Get('logout')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), parseCookies(req.headers.cookie), false, originOf(req)));
+    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), parseCookies(req.headers.cookie), { posted: false }, originOf(req)));
   }
 
   @Post('logout')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const { relayed, confirm, decline, ...params } = formParams(req);
+    const { relayed, confirm, decline, relayed_from: relayedFrom, relayed_proof: relayedProof, ...params } = formParams(req);
     const cookies = parseCookies(req.headers.cookie);
+    const origin = typeof req.headers.origin === 'string' && req.headers.origin !== 'null' ? req.headers.origin : undefined;
     // The relay's POST carries the nonce of its cookie (SameSite=Lax: no page elsewhere can
     // send that cookie with a POST, or read it); nothing else passes for it.
     const nonce = cookies[RELAY_COOKIE];
@@ -66,16 +69,23 @@ export class LogoutController {
       const next = randomToken();
       // A POST that claims to be relayed and is not (a page elsewhere, or a browser that keeps
       // no cookies) gets the page without its automatic submit, so that nothing loops.
-      const body = formPostPage(`${this.directory.issuer(tenantId)}/logout`, { ...params, relayed: next }, relayed === undefined);
+      const from = origin ? { relayed_from: origin, relayed_proof: this.originProof(next, origin) } : {};
+      const body = formPostPage(`${this.directory.issuer(tenantId)}/logout`, { ...params, relayed: next, ...from }, relayed === undefined);
       return sendFlowResult(reply, { kind: 'html', status: 200, body, cookies: [this.browser.cookie(tenantId, RELAY_COOKIE, next, RELAY_SECONDS)] });
     }
-    const result = await this.logout(tenantId, { ...params, confirm, decline }, cookies, true, originOf(req));
+    const relayedOrigin = relayedHere && relayedFrom !== undefined && relayedProof !== undefined && constantTimeEqual(relayedProof, this.originProof(nonce, relayedFrom)) ? relayedFrom : undefined;
+    const result = await this.logout(tenantId, { ...params, confirm, decline }, cookies, { posted: true, from: relayedHere ? relayedOrigin : origin }, originOf(req));
     if (nonce !== undefined) result.cookies = [...(result.cookies ?? []), this.browser.clear(tenantId, RELAY_COOKIE)];
     sendFlowResult(reply, result);
   }
 
-  /** `posted`: only the confirmation form, never a link, may carry `confirm` or `decline`. */
-  private async logout(tenantId: string, params: Params, cookies: Record<string, string>, posted: boolean, origin: RequestOrigin): Promise<FlowResult> {
+  /**
+   * `via`: how the request came: a link (GET) or a POST, with the origin of the page that sent
+   * it (through the relay, the first POST's) when known. Only the confirmation form, never a
+   * link, may carry `confirm` or `decline`.
+   */
+  private async logout(tenantId: string, params: Params, cookies: Record<string, string>, via: { posted: boolean; from?: string }, origin: RequestOrigin): Promise<FlowResult> {
+    const { posted } = via;
     await this.directory.requireTenant(tenantId);
     const reject = (why: string): never => {
       throw new UserFacingError(new InvalidRequest(why));
@@ -106,7 +116,8 @@ export class LogoutController {
     const held = await this.browser.heldBy(tenantId, cookies[SESSION_COOKIE]);
     const current = held?.current ? held.state : undefined;
     const token = held && this.keys.keyedHash('logout confirmation', held.cookieHash);
-    const confirmed = (posted && params.confirm !== undefined && constantTimeEqual(params.confirm, token ?? '')) || (current !== undefined && hintSession === current.sessionId);
+    const fromHintedClient = hintSession !== undefined && via.from !== undefined && client !== null && redirectOrigins(client).has(via.from);
+    const confirmed = (posted && params.confirm !== undefined && constantTimeEqual(params.confirm, token ?? '')) || (current !== undefined && hintSession === current.sessionId && fromHintedClient);
     if (current && !confirmed) return this.confirmPage(tenantId, params, token!);
     if (current) {
       const actor = `user:${current.userId}`;
@@ -130,9 +141,14 @@ export class LogoutController {
     return { kind: 'html', status: 200, body: page('Signed out', '<h1>Signed out</h1><p>You are signed out.</p>'), cookies: cleared };
   }
 
+  /** Binds the origin a relayed POST came from to the relay's nonce, which only this browser holds. */
+  private originProof(nonce: string, origin: string): string {
+    return this.keys.keyedHash('logout relay origin', `${nonce}\n${origin}`);
+  }
+
   /** The request's own parameters go back as hidden fields; the page's answers (`confirm`, `decline`) only as the page sets them. */
   private confirmPage(tenantId: string, params: Params, confirm: string): FlowResult {
-    const { confirm: _confirm, decline: _decline, relayed: _relayed, ...request } = params;
+    const { confirm: _confirm, decline: _decline, relayed: _relayed, relayed_from: _from, relayed_proof: _proof, ...request } = params;
     const hidden = Object.entries({ ...request, confirm })
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v!)}">`)
@@ -140,4 +156,14 @@ export class LogoutController {
     const body = `<h1>Sign out?</h1><form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/logout">${hidden}<button type="submit">Sign out</button> <button type="submit" name="decline" value="1">Stay signed in</button></form>`;
     return { kind: 'html', status: 200, body: page('Sign out?', body) };
   }
+}
+
+/** The origins of the client's registered redirect and post-logout redirect URIs: the pages its requests may come from. */
+function redirectOrigins(client: ClientView): Set<string> {
+  const origins = new Set<string>();
+  for (const uri of [...client.redirectUris, ...client.postLogoutRedirectUris]) {
+    const origin = URL.canParse(uri) ? new URL(uri).origin : 'null';
+    if (origin !== 'null') origins.add(origin);
+  }
+  return origins;
 }

@@ -74,8 +74,10 @@ export class TokenInspector {
     if (t.status !== 'active' || t.expiresAt <= this.clock.seconds()) return false;
     if (!t.sessionId) return true;
     const session = await this.reads.get<SessionView>('sessions', sessionKey(t.tenantId, t.sessionId));
-    if (!session || session.revoked) return false;
-    return !(t.grantId && session.revokedGrants.includes(t.grantId));
+    if (!session) return false;
+    if (t.grantId && session.revokedGrants.includes(t.grantId)) return false;
+    // A grant kept past its session's end (an offline grant at a logout) lives on.
+    return !session.revoked || (t.grantId !== undefined && session.keptGrants?.includes(t.grantId) === true);
   }
 }
 

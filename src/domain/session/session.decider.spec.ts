@@ -82,15 +82,15 @@ describe('session decider', () => {
     expect(errorCode(() => s.when(redeem({ now: 160 })))).toBe('code_invalid');
     // Once the code could no longer be redeemed (expired, or its session ended), a refusal is not recorded.
     expect(errorCode(() => s.when(redeem({ clientId: 'other', now: 160 })))).toBe('code_invalid');
-    expect(errorCode(() => given(given(withCode).after({ kind: 'EndSession', reason: 'logout', now: 100 })).when(redeem({ clientId: 'other' })))).toBe('code_invalid');
-    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100 });
+    expect(errorCode(() => given(given(withCode).after({ kind: 'EndSession', reason: 'logout', now: 100, requestedBy: 'web' })).when(redeem({ clientId: 'other' })))).toBe('code_invalid');
+    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100, requestedBy: 'web' });
     expect(errorCode(() => given(ended).when(rotate('r1', 'r2', { clientId: 'other' })))).toBe('refresh_invalid');
   });
 
   it('records no TokenRevoked for an access token whose session or grant has already ended', () => {
     const revokeAccess = { kind: 'RevokeAccessToken' as const, jti: 'j', grantId: 'g', clientId: 'web', owner: 'web' };
     expect(types(given(redeemed).when(revokeAccess))).toEqual(['TokenRevoked']);
-    expect(given(given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100 })).when(revokeAccess)).toEqual([]);
+    expect(given(given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100, requestedBy: 'web' })).when(revokeAccess)).toEqual([]);
     expect(given(given(redeemed).after(redeem())).when(revokeAccess)).toEqual([]);
   });
 
@@ -98,7 +98,7 @@ describe('session decider', () => {
     expect(types(given(redeemed).when(redeem()))).toEqual(['CodeReplayed', 'GrantRevoked']);
     const replayed = given(redeemed).after(redeem());
     expect(types(given(replayed).when(redeem()))).toEqual(['CodeReplayed']);
-    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100 });
+    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100, requestedBy: 'web' });
     expect(types(given(ended).when(redeem()))).toEqual(['CodeReplayed']);
     expect(errorCode(() => given(replayed).when(rotate('r1', 'r2')))).toBe('refresh_invalid');
   });
@@ -123,6 +123,60 @@ describe('session decider', () => {
     const end = (now: number) => given(pending).when({ kind: 'EndSession', reason: 'logout', now, requestedBy: 'web' })[0].data;
     expect(end(150)).toMatchObject({ grants: [{ grantId: 'g', clientId: 'web' }, { grantId: 'g2', clientId: 'other' }], requestedBy: 'web' });
     expect(end(200)).toMatchObject({ grants: [{ grantId: 'g', clientId: 'web' }] });
+  });
+
+  describe('a logout keeps the offline grants of other clients (Back-Channel Logout 1.0 §2.7)', () => {
+    const spaCode = { ...code, grantId: 'g2', codeHash: 'c2', clientId: 'spa' };
+    const online = { ...code, grantId: 'g3', codeHash: 'c3', clientId: 'spa', scope: ['openid'] };
+    const both = [
+      ...given(given(redeemed).after({ kind: 'IssueCode', code: spaCode })).after(redeem({ codeHash: 'c2', clientId: 'spa', refresh: { hash: 's1', expiresAt: 1000 }, access: access('at2') })),
+    ];
+    const withOnline = given(given(both).after({ kind: 'IssueCode', code: online })).after(
+      redeem({ codeHash: 'c3', clientId: 'spa', refresh: { hash: 'o1', expiresAt: 1000 }, access: access('at3'), refreshRule: 'always' }),
+    );
+    const loggedOut = given(withOnline).after({ kind: 'EndSession', reason: 'logout', now: 150, requestedBy: 'web' });
+
+    it("ends the requesting client's grants and the online ones, and keeps the other clients' offline grants", () => {
+      expect(loggedOut.at(-1)).toMatchObject({
+        type: 'SessionRevoked',
+        data: { grants: [{ grantId: 'g', clientId: 'web' }, { grantId: 'g3', clientId: 'spa' }], kept: [{ grantId: 'g2', clientId: 'spa' }], requestedBy: 'web' },
+      });
+      const after = given(loggedOut);
+      expect(types(after.when(rotate('s1', 's2', { clientId: 'spa' })))).toEqual(['RefreshRotated', 'AccessTokenIssued']);
+      expect(errorCode(() => after.when(rotate('r1', 'r2')))).toBe('session_revoked');
+      expect(errorCode(() => after.when(rotate('o1', 'o2', { clientId: 'spa' })))).toBe('session_revoked');
+      // The browser session itself is over.
+      expect(errorCode(() => after.when({ kind: 'IssueCode', code: { ...code, grantId: 'g4', codeHash: 'c4' } }))).toBe('session_revoked');
+      expect(after.when({ kind: 'EndSession', reason: 'logout', now: 160 })).toEqual([]);
+    });
+
+    it('keeps them all when the logout names no client, and none when the session ends otherwise', () => {
+      const anonymous = given(withOnline).when({ kind: 'EndSession', reason: 'logout', now: 150 })[0].data as { grants: unknown[]; kept: unknown[] };
+      expect(anonymous).toMatchObject({ grants: [{ grantId: 'g3' }], kept: [{ grantId: 'g' }, { grantId: 'g2' }] });
+      for (const reason of ['admin', 'another_user_signed_in'] as const) {
+        expect(given(withOnline).when({ kind: 'EndSession', reason, now: 150 })[0].data).not.toHaveProperty('kept');
+      }
+    });
+
+    it('ends a kept grant alone when its rotated token is replayed, or it is revoked; its tokens can still be revoked', () => {
+      const rotated = given(loggedOut).after(rotate('s1', 's2', { clientId: 'spa' }));
+      const replayed = given(rotated).when(rotate('s1', 's3', { clientId: 'spa' }));
+      expect(replayed.map((e) => [e.type, (e.data as { reason?: string }).reason])).toEqual([
+        ['RefreshReplayed', undefined],
+        ['GrantRevoked', 'refresh_replayed'],
+      ]);
+      const ended = given([...rotated, ...replayed]);
+      expect(errorCode(() => ended.when(rotate('s2', 's4', { clientId: 'spa' })))).toBe('refresh_invalid');
+      expect(types(ended.when(rotate('s1', 's5', { clientId: 'spa' })))).toEqual(['RefreshReplayed']);
+      const revokeAccess = { kind: 'RevokeAccessToken' as const, jti: 'j', grantId: 'g2', clientId: 'spa', owner: 'spa' };
+      expect(types(given(rotated).when(revokeAccess))).toEqual(['TokenRevoked']);
+      expect(given(rotated).when({ ...revokeAccess, grantId: 'g' })).toEqual([]);
+      expect(types(given(rotated).when({ kind: 'RevokeRefreshToken', refreshHash: 's2', clientId: 'spa', now: 300 }))).toEqual(['TokenRevoked', 'GrantRevoked']);
+      // And through a snapshot.
+      const s = given(rotated).state;
+      const restored = sessionDecider.snapshot!.decode(JSON.parse(JSON.stringify(sessionDecider.snapshot!.encode(s))));
+      expect(types(sessionDecider.decide(rotate('s2', 's6', { clientId: 'spa', now: 300 }), restored))).toEqual(['RefreshRotated', 'AccessTokenIssued']);
+    });
   });
 
   it('records every replay of a rotated refresh token, also once a first replay has ended the session; the session ends once', () => {
@@ -155,7 +209,7 @@ describe('session decider', () => {
     expect(given(twice).state.cookieHashes).toEqual(['h', 'h-95']);
     expect(given(given(started).after(start('u', 100))).state.cookieHashes).toEqual(['h-100']);
     expect(errorCode(() => given(started).when(start('v', 95)))).toBe('already_exists');
-    expect(errorCode(() => given(given(started).after({ kind: 'EndSession', reason: 'logout', now: 100 })).when(start('u', 95)))).toBe('session_revoked');
+    expect(errorCode(() => given(given(started).after({ kind: 'EndSession', reason: 'logout', now: 100, requestedBy: 'web' })).when(start('u', 95)))).toBe('session_revoked');
   });
 
   it('records how each access token was obtained, the key that signs it, and the ID token that goes with it', () => {
@@ -313,7 +367,7 @@ describe('session decider', () => {
     expect(given(redeemed).when({ ...refreshByOther, now: 1000 })).toEqual([]);
     const revoked = given(given(redeemed).after({ kind: 'RevokeRefreshToken', refreshHash: 'r1', clientId: 'web', now: 200 }));
     expect([...revoked.when(refreshByOther), ...revoked.when(accessByOther)]).toEqual([]);
-    const ended = given(given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100 }));
+    const ended = given(given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100, requestedBy: 'web' }));
     expect([...ended.when(refreshByOther), ...ended.when(accessByOther)]).toEqual([]);
   });
 
@@ -340,8 +394,8 @@ describe('session decider', () => {
     // The code of a grant whose tokens expired long before is forgotten: refused as unknown, recorded nowhere.
     expect(errorCode(() => s.when(redeem({ codeHash: 'c1', now })))).toBe('code_invalid');
     // Logout lists the grants that may still have something alive.
-    expect(s.when({ kind: 'EndSession', reason: 'logout', now: 100 })[0].data).toMatchObject({ grants: expect.arrayContaining([{ grantId: 'g300', clientId: 'web' }]) });
-    expect((s.when({ kind: 'EndSession', reason: 'logout', now: 100 })[0].data as { grants: unknown[] }).grants.length).toBeLessThan(70);
+    expect(s.when({ kind: 'EndSession', reason: 'logout', now: 100, requestedBy: 'web' })[0].data).toMatchObject({ grants: expect.arrayContaining([{ grantId: 'g300', clientId: 'web' }]) });
+    expect((s.when({ kind: 'EndSession', reason: 'logout', now: 100, requestedBy: 'web' })[0].data as { grants: unknown[] }).grants.length).toBeLessThan(70);
   });
 
   it('drops the refresh tokens of grants that never rotate once they have expired', () => {
@@ -382,9 +436,9 @@ describe('session decider', () => {
   });
 
   it('ends a session once', () => {
-    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100 });
+    const ended = given(redeemed).after({ kind: 'EndSession', reason: 'logout', now: 100, requestedBy: 'web' });
     expect(types(ended.slice(-1))).toEqual(['SessionRevoked']);
-    expect(given(ended).when({ kind: 'EndSession', reason: 'logout', now: 100 })).toEqual([]);
+    expect(given(ended).when({ kind: 'EndSession', reason: 'logout', now: 100, requestedBy: 'web' })).toEqual([]);
     expect(errorCode(() => given(ended).when({ kind: 'IssueCode', code: {} as never }))).toBe('session_revoked');
   });
 

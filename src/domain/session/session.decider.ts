@@ -232,6 +232,8 @@ export interface SessionState {
   /** Rotated tokens revoked since (each grant's current token keeps its own flag). */
   revokedRotated: readonly string[];
   revokedGrants: string[];
+  /** Grants that outlived the session's end (offline grants of other clients at a logout): see grantLive. */
+  keptGrants: readonly string[];
 }
 
 const initialState: SessionState = {
@@ -254,6 +256,7 @@ const initialState: SessionState = {
   rotatedCompacted: 0,
   revokedRotated: [],
   revokedGrants: [],
+  keptGrants: [],
 };
 
 /** RFC 7636 §4.2: BASE64URL(SHA256(value)). */
@@ -407,6 +410,7 @@ function compactCodes(before: SessionState, now: number): SessionState {
     redeemedCount: kept.length,
     redeemedCompacted: kept.length,
     revokedGrants: s.revokedGrants.filter((id) => referred.has(id)),
+    keptGrants: s.keptGrants.filter((id) => referred.has(id)),
   };
 }
 
@@ -423,6 +427,24 @@ function liveGrants(s: SessionState, now: number): Array<{ grantId: string; clie
   grants.reverse();
   for (const c of s.codes) if (now < c.expiresAt) grants.push({ grantId: c.grantId, clientId: c.clientId });
   return grants;
+}
+
+/** Whether the grant's tokens may still be used: not ended by itself, nor with its session (unless kept past its end). */
+function grantLive(s: SessionState, grantId: string): boolean {
+  return !s.revokedGrants.includes(grantId) && (!s.revoked || s.keptGrants.includes(grantId));
+}
+
+/**
+ * The grants a logout leaves alive (Back-Channel Logout 1.0 §2.7: offline access normally
+ * outlives a logout): those whose refresh token in use was granted with `offline_access`, to
+ * another client than the one whose logout request it is.
+ */
+function offlineGrantsOfOthers(s: SessionState, grants: ReadonlyArray<{ grantId: string; clientId: string }>, requestedBy: string | undefined, now: number) {
+  return grants.filter((g) => {
+    if (g.clientId === requestedBy) return false;
+    const refresh = findIn(s.refresh, (x) => x.grantId === g.grantId);
+    return refresh !== undefined && refresh.scope.includes('offline_access') && !refresh.current.revoked && now < refresh.current.expiresAt;
+  });
 }
 
 /** What a refused code is answered with. */
@@ -502,7 +524,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
           // RFC 6749 §4.1.2: a code used twice is refused, and what it produced is revoked. The
           // replay is recorded even when the grant has already ended; its end is recorded once.
           const replayed = { type: 'CodeReplayed' as const, data: { ...ids, grantId: code.grantId, codeHash: c.codeHash, clientId: c.clientId } };
-          if (s.revoked || s.revokedGrants.includes(code.grantId)) return [replayed];
+          if (!grantLive(s, code.grantId)) return [replayed];
           return [replayed, { type: 'GrantRevoked', data: { ...ids, grantId: code.grantId, clientId: code.clientId, reason: 'code_replayed' } }];
         }
         requireLive(s, 'code_invalid');
@@ -522,7 +544,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         if (rt.clientId !== c.clientId) {
           // Refused, and recorded while the token could still have been used; a thief cannot
           // end the victim's session with it.
-          if (s.revoked || c.now >= rt.expiresAt || c.unrecorded) throw new DomainError('refresh_invalid', REFRESH_REFUSAL);
+          if (!grantLive(s, rt.grantId) || c.now >= rt.expiresAt || c.unrecorded) throw new DomainError('refresh_invalid', REFRESH_REFUSAL);
           return [{ type: 'RefreshRefused', data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: rt.clientId, presentedBy: c.clientId, reason: 'other_client' } }];
         }
         if (!s.started) throw new DomainError('refresh_invalid', 'unknown session');
@@ -533,10 +555,12 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
           // Recorded even once the session has ended (by the first replay of several sent at
           // once, say), as a sign that the token leaked; the session ends once.
           const replayed = { type: 'RefreshReplayed' as const, data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: c.clientId } };
-          if (s.revoked) return [replayed];
-          return [replayed, { type: 'SessionRevoked', data: { ...ids, grants: liveGrants(s, c.now), reason: 'refresh_replayed' } }];
+          if (!s.revoked) return [replayed, { type: 'SessionRevoked', data: { ...ids, grants: liveGrants(s, c.now), reason: 'refresh_replayed' } }];
+          // A grant kept past the session's end ends alone: the rest of the session already has.
+          if (!grantLive(s, rt.grantId)) return [replayed];
+          return [replayed, { type: 'GrantRevoked', data: { ...ids, grantId: rt.grantId, clientId: rt.clientId, reason: 'refresh_replayed' } }];
         }
-        requireLive(s, 'refresh_invalid');
+        if (s.revoked && !s.keptGrants.includes(rt.grantId)) throw new DomainError('session_revoked', 'the session has ended');
         if (rt.status === 'revoked' || s.revokedGrants.includes(rt.grantId)) throw new DomainError('refresh_invalid', 'the refresh token was revoked');
         const scope = c.scope ?? rt.scope;
         if (scope.some((x) => !rt.scope.includes(x))) throw new DomainError('invalid_value', 'scope exceeds the original grant');
@@ -548,7 +572,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       }
       case 'RevokeAccessToken':
         // A token that has already ended with its session or grant ends only once.
-        if (!s.started || s.revoked || (c.grantId !== undefined && s.revokedGrants.includes(c.grantId))) return [];
+        if (!s.started || (c.grantId !== undefined ? !grantLive(s, c.grantId) : s.revoked)) return [];
         if (c.owner !== c.clientId) {
           if (c.unrecorded) throw new DomainError('refresh_invalid', REVOCATION_REFUSAL);
           return [{ type: 'RevocationRefused', data: { ...ids, grantId: c.grantId, clientId: c.owner, presentedBy: c.clientId, tokenType: 'access_token', jti: c.jti } }];
@@ -557,7 +581,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'RevokeRefreshToken': {
         const rt = findRefresh(s, c.refreshHash);
         // RFC 7009 §2.2: a token already invalid (expired included) is silently accepted.
-        if (!rt || s.revoked || s.revokedGrants.includes(rt.grantId) || c.now >= rt.expiresAt) return [];
+        if (!rt || !grantLive(s, rt.grantId) || c.now >= rt.expiresAt) return [];
         if (rt.clientId !== c.clientId) {
           if (c.unrecorded) throw new DomainError('refresh_invalid', REVOCATION_REFUSAL);
           return [{ type: 'RevocationRefused', data: { ...ids, grantId: rt.grantId, clientId: rt.clientId, presentedBy: c.clientId, tokenType: 'refresh_token', refreshHash: c.refreshHash } }];
@@ -569,9 +593,13 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
           { type: 'GrantRevoked', data: { ...ids, grantId: rt.grantId, clientId: rt.clientId, reason: 'refresh_revoked' } },
         ];
       }
-      case 'EndSession':
+      case 'EndSession': {
         if (!s.started || s.revoked) return [];
-        return [{ type: 'SessionRevoked', data: { ...ids, grants: liveGrants(s, c.now), reason: c.reason, ...(c.requestedBy ? { requestedBy: c.requestedBy } : {}) } }];
+        const grants = liveGrants(s, c.now);
+        const kept = c.reason === 'logout' ? offlineGrantsOfOthers(s, grants, c.requestedBy, c.now) : [];
+        const ended = kept.length ? grants.filter((g) => !kept.includes(g)) : grants;
+        return [{ type: 'SessionRevoked', data: { ...ids, grants: ended, reason: c.reason, ...(c.requestedBy ? { requestedBy: c.requestedBy } : {}), ...(kept.length ? { kept } : {}) } }];
+      }
       default:
         return assertNever(c);
     }
@@ -623,7 +651,7 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'GrantRevoked':
         return s.revokedGrants.includes(e.data.grantId) ? s : { ...s, revokedGrants: [...s.revokedGrants, e.data.grantId] };
       case 'SessionRevoked':
-        return { ...s, revoked: true };
+        return { ...s, revoked: true, keptGrants: e.data.kept?.map((g) => g.grantId) ?? [] };
       case 'AccessTokenIssued': {
         const { grantId, grantType, expiresAt } = e.data;
         if (!grantId) return s;
@@ -642,11 +670,11 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         return assertNever(e);
     }
   },
-  // Sessions that refresh for months fold tens of thousands of events. Version 9: the state as
-  // above (rotated tokens packed, codes compacted, each grant's authTime); raise it with any
+  // Sessions that refresh for months fold tens of thousands of events. Version 10: the state as
+  // above (rotated tokens packed, codes compacted, each grant's authTime, grants kept past the end); raise it with any
   // change to evolve, compact or the state's shape.
   snapshot: {
-    version: 9,
+    version: 10,
     encode: (s) => ({
       ...s,
       redeemedCodes: chainToArray(s.redeemedCodes),

@@ -104,13 +104,15 @@ export type TokenRevoked = DomainEvent<
   { tenantId: string; sessionId?: string; userId?: string; grantId?: string; clientId: string; tokenType: 'access_token' | 'refresh_token'; jti?: string; refreshHash?: string; reason: string }
 >;
 /** Every token of the grant ends: its refresh token and the access tokens whose `jti` names the grant. */
-export type GrantRevoked = DomainEvent<'GrantRevoked', { tenantId: string; sessionId: string; userId: string; grantId: string; clientId: string; reason: 'code_replayed' | 'refresh_revoked' }>;
+export type GrantRevoked = DomainEvent<'GrantRevoked', { tenantId: string; sessionId: string; userId: string; grantId: string; clientId: string; reason: 'code_replayed' | 'refresh_revoked' | 'refresh_replayed' }>;
 /**
  * Every token of the session ends. `grants` lists the grants that had not ended before, each
  * with its client: the applications a logout concerns, including those of codes not redeemed
  * yet (since this event names them: before, only redeemed ones). `another_user_signed_in`:
  * the browser holding the session signed in as someone else (one user per browser).
  * `requestedBy`: the client whose logout request it was, when the request named one.
+ * `kept`: grants that outlive a logout (offline grants of other clients, Back-Channel Logout
+ * 1.0 §2.7), with their refresh token and the access tokens it issues; absent when none.
  */
 export type SessionRevoked = DomainEvent<
   'SessionRevoked',
@@ -121,6 +123,7 @@ export type SessionRevoked = DomainEvent<
     grants: Array<{ grantId: string; clientId: string }>;
     reason: SessionEndReason | 'refresh_replayed';
     requestedBy?: string;
+    kept?: Array<{ grantId: string; clientId: string }>;
   }
 >;
 /** Why a session is ended on request (a replayed refresh token ends one by itself). */

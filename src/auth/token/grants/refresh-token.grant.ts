@@ -51,7 +51,9 @@ export class RefreshTokenGrant implements Grant {
       },
     );
     if (response) return response;
-    // Refused (and recorded) when another client presented it; otherwise a replay ended the session.
-    throw new InvalidGrant(events.some((e) => e.type === 'RefreshRefused') ? REFRESH_REFUSAL : 'the refresh token was already used; the session is revoked');
+    // Refused (and recorded) when another client presented it; otherwise a replay ended the
+    // session, or only the grant when the grant had outlived its session (an offline grant).
+    if (events.some((e) => e.type === 'RefreshRefused')) throw new InvalidGrant(REFRESH_REFUSAL);
+    throw new InvalidGrant(`the refresh token was already used; ${events.some((e) => e.type === 'GrantRevoked') ? 'its grant' : 'the session'} is revoked`);
   }
 }
