@@ -156,6 +156,19 @@ function readStoreContract(adapters: Adapters): void {
     expect((await store.find('people', { name: 'cy' }))[0]).toStrictEqual({ ...cy, _id: 'c', _position: 3 });
   });
 
+  it('pages by id: a prefix of the id and the id a page ended with', async () => {
+    await store.prepareView('pages', 1, []);
+    await store.commit('pages', ['t1/a', 't1/b', 't1/c', 't10/a', 't2/a'].map((id, i) => write(id, { n: i }, i + 1)), 5);
+    const page = async (o: { idPrefix?: string; afterId?: string; limit?: number }) => ids(await store.find('pages', {}, { sortBy: '_id', ...o }));
+    expect(await page({ idPrefix: 't1/' })).toEqual(['t1/a', 't1/b', 't1/c']);
+    expect(await page({ idPrefix: 't1/', limit: 2 })).toEqual(['t1/a', 't1/b']);
+    expect(await page({ idPrefix: 't1/', afterId: 't1/b' })).toEqual(['t1/c']);
+    expect(await page({ idPrefix: 't1/', afterId: 't1/c' })).toEqual([]);
+    expect(await page({ idPrefix: 't1/', afterId: 't0' })).toEqual(['t1/a', 't1/b', 't1/c']);
+    expect(await page({ afterId: 't10/a' })).toEqual(['t2/a']);
+    expect(ids(await store.find('pages', { n: 1 }, { idPrefix: 't1/' }))).toEqual(['t1/b']);
+  });
+
   it('sorts ascending or descending on fields, _id and _position, and limits', async () => {
     await seedPeople();
     expect(ids(await store.find('people', {}, { sortBy: 'age' }))).toEqual(['c', 'a', 'b']);

@@ -96,6 +96,15 @@ export class MongoReadStore implements ReadStore {
     const collection = this.view(view);
     const query: Filter<Document> = {};
     for (const [name, value] of Object.entries(filter)) query[field(name)] = value;
+    if (options.idPrefix !== undefined || options.afterId !== undefined) {
+      const range: Record<string, string> = {};
+      if (options.idPrefix !== undefined) Object.assign(range, { $gte: options.idPrefix, $lt: options.idPrefix + '\u{10FFFF}' });
+      if (options.afterId !== undefined && (range.$gte === undefined || options.afterId >= range.$gte)) {
+        delete range.$gte;
+        range.$gt = options.afterId;
+      }
+      (query as Record<string, unknown>)._id = { ...(query._id !== undefined ? { $eq: query._id } : {}), ...range };
+    }
     const limit = options.limit !== undefined && options.limit >= 0 ? options.limit : undefined;
     if (limit === 0) return [];
     let cursor = collection.find(query as Filter<StoredDocument>);

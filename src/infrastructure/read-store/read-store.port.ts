@@ -24,6 +24,13 @@ export interface FindOptions {
   sortBy?: string;
   descending?: boolean;
   limit?: number;
+  /**
+   * Only documents whose id starts with this prefix (a tenant's, say: `acme/`); with `afterId`,
+   * only those whose id sorts after it. Both are a range of the primary key, so paging a view
+   * by id costs the same on its first page as on a deep one.
+   */
+  idPrefix?: string;
+  afterId?: string;
 }
 
 export interface ViewState {

@@ -64,9 +64,18 @@ export class SqliteReadStore implements ReadStore {
   async find<D>(view: string, filter: Record<string, Scalar>, options: FindOptions = {}): Promise<ViewDocument<D>[]> {
     const keys = Object.keys(filter);
     const where = keys.map((k) => (filter[k] === null ? `${field(k)} IS NULL` : `${field(k)} = ?`));
+    const args: unknown[] = keys.filter((k) => filter[k] !== null).map((k) => toSql(filter[k]));
+    // Ranges of the primary key (ids compare as text, byte by byte: BINARY collation).
+    if (options.idPrefix !== undefined) {
+      where.push('id >= ?', 'id < ?');
+      args.push(options.idPrefix, options.idPrefix + '\u{10FFFF}');
+    }
+    if (options.afterId !== undefined) {
+      where.push('id > ?');
+      args.push(options.afterId);
+    }
     const order = options.sortBy ? ` ORDER BY ${field(options.sortBy)} ${options.descending ? 'DESC' : 'ASC'}` : '';
     const sql = `SELECT id, body, position FROM ${table(view)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}${order} LIMIT ?`;
-    const args = keys.filter((k) => filter[k] !== null).map((k) => toSql(filter[k]));
     return (this.stmt(sql).all(...args, options.limit ?? -1) as DocRow[]).map((r) => toDoc<D>(r));
   }
 
