@@ -7,6 +7,9 @@ export interface ClientView {
   clientId: string;
   clientName?: string;
   secretHash?: string;
+  /** The secret the last rotation replaced, accepted until `previousSecretValidUntil` (seconds). */
+  previousSecretHash?: string;
+  previousSecretValidUntil?: number;
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   grantTypes: string[];
@@ -17,15 +20,41 @@ export interface ClientView {
   /** Absent: ID tokens are signed with the tenant's algorithm. */
   idTokenSignedResponseAlg?: SigningAlg;
   createdAt: string;
+  updatedAt: string;
+  /** The revision of the client's stream this document shows: its ETag in the admin API. */
+  revision: number;
 }
 
 export const clientKey = (tenantId: string, clientId: string) => `${tenantId}/${clientId}`;
 
 export const clientsProjection: Projection<ClientView> = {
   view: 'clients',
-  version: 1,
-  eventTypes: ['ClientCreated'],
+  version: 2,
+  eventTypes: ['ClientCreated', 'ClientUpdated', 'ClientSecretRotated', 'ClientDeleted'],
   indexes: [{ fields: ['tenantId'] }],
   documentId: (e) => clientKey(e.data.tenantId, e.data.clientId),
-  apply: (_doc, e) => ({ ...e.data, createdAt: e.metadata.occurredAt }),
+  readsDocument: (e) => e.type === 'ClientUpdated' || e.type === 'ClientSecretRotated',
+  apply(doc, e) {
+    const at = { updatedAt: e.metadata.occurredAt, revision: e.revision };
+    switch (e.type) {
+      case 'ClientCreated':
+        return { ...e.data, createdAt: e.metadata.occurredAt, ...at };
+      case 'ClientUpdated': {
+        if (!doc) return null;
+        const kept = e.data.tokenEndpointAuthMethod === 'none' ? {} : { secretHash: doc.secretHash, previousSecretHash: doc.previousSecretHash, previousSecretValidUntil: doc.previousSecretValidUntil };
+        return withoutUndefined({ ...e.data, ...kept, createdAt: doc.createdAt, ...at });
+      }
+      case 'ClientSecretRotated':
+        if (!doc) return null;
+        return withoutUndefined({ ...doc, secretHash: e.data.secretHash, previousSecretHash: doc.secretHash, previousSecretValidUntil: doc.secretHash ? e.data.previousValidUntil : undefined, ...at });
+      case 'ClientDeleted':
+        return null;
+      default:
+        return doc;
+    }
+  },
 };
+
+function withoutUndefined<T extends object>(doc: T): T {
+  return Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== undefined)) as T;
+}

@@ -12,17 +12,19 @@ export interface TenantView {
   sessionMaxAge: number;
   /** Seconds a browser session may go unused (see TenantSettings). */
   sessionIdleTimeout: number;
+  /** Its admin tokens act on every tenant. */
+  operator: boolean;
   createdAt: string;
 }
 
 export const tenantsProjection: Projection<TenantView> = {
   view: 'tenants',
-  version: 3,
+  version: 4,
   eventTypes: ['TenantCreated'],
   indexes: [],
   documentId: (e) => e.data.tenantId,
   apply(_doc, e) {
-    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge, sessionIdleTimeout } = e.data;
+    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge, sessionIdleTimeout, operator } = e.data;
     return {
       tenantId,
       securityProfile,
@@ -32,6 +34,7 @@ export const tenantsProjection: Projection<TenantView> = {
       refreshWithoutOfflineAccess,
       sessionMaxAge: sessionMaxAge ?? DEFAULT_SESSION_MAX_AGE,
       sessionIdleTimeout: sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
+      operator: operator === true,
       createdAt: e.metadata.occurredAt,
     };
   },

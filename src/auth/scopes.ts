@@ -7,4 +7,17 @@ export const SCOPE_CLAIMS: Record<string, readonly string[]> = {
 
 export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
 
+/** The admin API's scopes: read configuration and views, change them, read the audit trail. */
+export const ADMIN_SCOPES = ['central:read', 'central:write', 'central:audit'] as const;
+export type AdminScope = (typeof ADMIN_SCOPES)[number];
+
+/**
+ * Scopes a user's grant never carries unless the user holds them through a role: so far the
+ * admin scopes (roles come with the admin API's role kind; until then only clients, by their
+ * own registration, get them).
+ */
+export function restrictedForUsers(scope: string): boolean {
+  return (ADMIN_SCOPES as readonly string[]).includes(scope);
+}
+
 export const STANDARD_CLAIMS = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'azp', ...SCOPE_CLAIMS.profile, ...SCOPE_CLAIMS.email];

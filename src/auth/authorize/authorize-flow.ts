@@ -27,6 +27,7 @@ import {
   UnsupportedResponseType,
   UserFacingError,
 } from '../oauth-errors.js';
+import { restrictedForUsers } from '../scopes.js';
 import { MAX_STATE_LENGTH, type ParamsWithRepeats, repeatedParameter, scopeList } from '../params.js';
 import { BrowserSessions } from '../sessions/browser-session.js';
 import { mintArtefact, SessionCommands } from '../sessions/session-commands.js';
@@ -114,7 +115,7 @@ export class AuthorizeFlow {
     // `offline_access` asks for a refresh token (OpenID Connect Core §11): a client that may
     // not use the refresh_token grant is not granted it, so that the scope granted says so.
     const requested = scopeList(params.scope);
-    const grantable = client.grantTypes.includes('refresh_token') ? client.scope : client.scope.filter((s) => s !== 'offline_access');
+    const grantable = (client.grantTypes.includes('refresh_token') ? client.scope : client.scope.filter((s) => s !== 'offline_access')).filter((s) => !restrictedForUsers(s));
     const scope = requested ? requested.filter((s) => grantable.includes(s)) : grantable.filter((s) => s !== 'offline_access');
     if (scope.length === 0) fail(new InvalidScope(requested ? 'none of the requested scopes is allowed for this client' : 'the client is registered for no scope'));
     const prompt = scopeList(params.prompt) ?? [];

@@ -82,7 +82,7 @@ export class ClientAuthenticator {
     const client = await this.directory.client(tenantId, presented.clientId);
     if (!client) throw new InvalidClient('client authentication failed');
     const wrongMethod = client.tokenEndpointAuthMethod !== presented.method;
-    if (wrongMethod || (presented.method !== 'none' && !(client.secretHash && constantTimeEqual(sha256(presented.secret ?? ''), client.secretHash)))) {
+    if (wrongMethod || (presented.method !== 'none' && !this.secretMatches(client, presented.secret ?? ''))) {
       const now = this.clock.now();
       const budget = this.failures.spend(`${tenantId}\n${client.clientId}`, now.getTime());
       if (budget.record) {
@@ -103,5 +103,12 @@ export class ClientAuthenticator {
     }
     if (presented.method === 'none' && !options.allowPublic) throw new InvalidClient('this endpoint requires client authentication');
     return client;
+  }
+
+  /** The client's secret, or the one its last rotation replaced while that one is still valid. */
+  private secretMatches(client: ClientView, secret: string): boolean {
+    const hash = sha256(secret);
+    if (client.secretHash && constantTimeEqual(hash, client.secretHash)) return true;
+    return client.previousSecretHash !== undefined && (client.previousSecretValidUntil ?? 0) > this.clock.seconds() && constantTimeEqual(hash, client.previousSecretHash);
   }
 }

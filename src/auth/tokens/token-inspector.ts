@@ -72,6 +72,8 @@ export class TokenInspector {
 
   private async isActive(t: TokenView): Promise<boolean> {
     if (t.status !== 'active' || t.expiresAt <= this.clock.seconds()) return false;
+    // A deleted client's tokens all end with it (its id is never registered again).
+    if (!(await this.directory.client(t.tenantId, t.clientId))) return false;
     if (!t.sessionId) return true;
     const session = await this.reads.get<SessionView>('sessions', sessionKey(t.tenantId, t.sessionId));
     if (!session) return false;

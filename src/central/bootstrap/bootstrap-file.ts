@@ -40,7 +40,7 @@ export class BootstrapFileError extends Error {
   }
 }
 
-export const DEFAULT_TENANT_SETTINGS: Required<TenantSettings> = {
+export const DEFAULT_TENANT_SETTINGS: Required<Omit<TenantSettings, 'operator'>> = {
   securityProfile: 'baseline',
   accessTokenTtl: 300,
   refreshTokenTtl: 14 * 24 * 3600,
@@ -127,8 +127,9 @@ class Reader {
 
   tenant(v: unknown, path: string): BootstrapTenant {
     const n = this.object(v, path);
-    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'clients', 'users']);
+    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'operator', 'clients', 'users']);
     const d = DEFAULT_TENANT_SETTINGS;
+    const operator = this.bool(n.operator, `${path}.operator`, false);
     return {
       id: this.string(n.id, `${path}.id`),
       settings: {
@@ -139,6 +140,7 @@ class Reader {
         refreshWithoutOfflineAccess: this.bool(n.refresh_without_offline_access, `${path}.refresh_without_offline_access`, d.refreshWithoutOfflineAccess),
         sessionMaxAge: this.seconds(n.session_max_age, `${path}.session_max_age`, d.sessionMaxAge),
         sessionIdleTimeout: this.seconds(n.session_idle_timeout, `${path}.session_idle_timeout`, d.sessionIdleTimeout),
+        ...(operator ? { operator } : {}),
       },
       clients: this.array(n.clients ?? [], `${path}.clients`).map((c, i) => this.client(c, `${path}.clients[${i}]`)),
       users: this.array(n.users ?? [], `${path}.users`).map((u, i) => this.user(u, `${path}.users[${i}]`)),

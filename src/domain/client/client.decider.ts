@@ -8,8 +8,22 @@ const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
 const AUTH_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'none']);
 
-export type ClientCommand = { kind: 'CreateClient'; tenantId: string; registration: ClientRegistration };
-export type ClientState = { exists: false } | ({ exists: true; tenantId: string } & ClientRegistration);
+export type ClientCommand =
+  | { kind: 'CreateClient'; tenantId: string; registration: ClientRegistration }
+  /** The client's metadata, whole, as it is to be (its secret aside). */
+  | { kind: 'UpdateClient'; registration: Omit<ClientRegistration, 'secretHash'> }
+  | { kind: 'RotateClientSecret'; secretHash: string; previousValidUntil: number }
+  | { kind: 'DeleteClient' };
+
+/** The secret a rotation replaced, valid until `validUntil` (seconds). */
+export interface PreviousSecret {
+  hash: string;
+  validUntil: number;
+}
+
+export type ClientState =
+  | { exists: false; deleted: boolean }
+  | ({ exists: true; tenantId: string; previousSecret?: PreviousSecret } & ClientRegistration);
 
 function validate(r: ClientRegistration): void {
   const fail = (m: string) => {
@@ -29,24 +43,57 @@ function validate(r: ClientRegistration): void {
   r.postLogoutRedirectUris.forEach(validateRedirectUri);
 }
 
+function requireExisting(state: ClientState): asserts state is Extract<ClientState, { exists: true }> {
+  if (!state.exists) throw new DomainError('not_found', 'no such client');
+}
+
 export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
-  initialState: { exists: false },
+  initialState: { exists: false, deleted: false },
   decide(command, state) {
     switch (command.kind) {
       case 'CreateClient':
         validate(command.registration);
-        if (state.exists) return [];
+        // A deleted client's id is never registered again: tokens issued to it must not come back to life.
+        if (state.exists || state.deleted) return [];
         return [{ type: 'ClientCreated', data: { tenantId: command.tenantId, ...command.registration } }];
+      case 'UpdateClient': {
+        requireExisting(state);
+        const { tenantId, clientId, secretHash } = state;
+        if (command.registration.clientId !== clientId) throw new DomainError('invalid_value', 'client_id cannot change');
+        // A client that becomes public loses its secret by rotation only, so the change must not leave one behind.
+        validate({ ...command.registration, ...(command.registration.tokenEndpointAuthMethod === 'none' ? {} : { secretHash: secretHash ?? '' }) });
+        if (command.registration.tokenEndpointAuthMethod !== 'none' && !secretHash) throw new DomainError('invalid_value', `client ${clientId}: a confidential client needs a secret: rotate one first`);
+        return [{ type: 'ClientUpdated', data: { tenantId, ...command.registration } }];
+      }
+      case 'RotateClientSecret':
+        requireExisting(state);
+        if (state.tokenEndpointAuthMethod === 'none') throw new DomainError('invalid_value', `client ${state.clientId}: a public client has no secret`);
+        return [{ type: 'ClientSecretRotated', data: { tenantId: state.tenantId, clientId: state.clientId, secretHash: command.secretHash, previousValidUntil: command.previousValidUntil } }];
+      case 'DeleteClient':
+        requireExisting(state);
+        return [{ type: 'ClientDeleted', data: { tenantId: state.tenantId, clientId: state.clientId } }];
       default:
-        return assertNever(command.kind);
+        return assertNever(command);
     }
   },
   evolve(state, event) {
     switch (event.type) {
       case 'ClientCreated':
         return { exists: true, ...event.data };
+      case 'ClientUpdated':
+        if (!state.exists) return state;
+        // A client made public keeps no secret.
+        if (event.data.tokenEndpointAuthMethod === 'none') return { exists: true, ...event.data };
+        return { exists: true, ...event.data, ...(state.secretHash ? { secretHash: state.secretHash } : {}), ...(state.previousSecret ? { previousSecret: state.previousSecret } : {}) };
+      case 'ClientSecretRotated': {
+        if (!state.exists) return state;
+        const previousSecret = state.secretHash ? { hash: state.secretHash, validUntil: event.data.previousValidUntil } : undefined;
+        return { ...state, secretHash: event.data.secretHash, ...(previousSecret ? { previousSecret } : {}) };
+      }
+      case 'ClientDeleted':
+        return { exists: false, deleted: true };
       default:
-        return assertNever(event.type);
+        return assertNever(event);
     }
   },
 };

@@ -22,7 +22,16 @@ export interface ClientRegistration {
 }
 
 export type ClientCreated = DomainEvent<'ClientCreated', { tenantId: string } & ClientRegistration>;
-export type ClientEvent = ClientCreated;
+/** The client's metadata as it is now, whole (the secret aside: it changes only by rotation). */
+export type ClientUpdated = DomainEvent<'ClientUpdated', { tenantId: string } & Omit<ClientRegistration, 'secretHash'>>;
+/**
+ * A new secret, by its hash; the one it replaces stays valid until `previousValidUntil`
+ * (seconds since the epoch), so that the client's servers can move to the new one.
+ */
+export type ClientSecretRotated = DomainEvent<'ClientSecretRotated', { tenantId: string; clientId: string; secretHash: string; previousValidUntil: number }>;
+/** The client is gone: it authenticates no more, and no token issued to it is active. Its id is never given to another. */
+export type ClientDeleted = DomainEvent<'ClientDeleted', { tenantId: string; clientId: string }>;
+export type ClientEvent = ClientCreated | ClientUpdated | ClientSecretRotated | ClientDeleted;
 
 /**
  * A registered client failed to authenticate at the token, introspection or revocation

@@ -25,6 +25,8 @@ export interface TenantSettings {
    * DEFAULT_SESSION_IDLE_TIMEOUT.
    */
   sessionIdleTimeout?: number;
+  /** The operator tenant: its tokens with the admin scopes act on every tenant (see the admin API). */
+  operator?: boolean;
 }
 
 /** Seven days. */

@@ -20,6 +20,11 @@ export interface CommandContext extends Partial<RequestOrigin> {
   now: Date;
   /** When set, event ids derive from it, so a retried command appends nothing twice. */
   commandId?: string;
+  /**
+   * The stream revision the caller decided on (an HTTP `If-Match`): any other revision fails
+   * the command with WrongExpectedRevisionError, without deciding again.
+   */
+  expectedRevision?: number;
 }
 
 export interface Outcome<E, S, R = undefined> {
@@ -151,6 +156,7 @@ export class AggregateStore {
     for (let attempt = 1; ; attempt++) {
       const folded = await this.current(streamId, decider);
       const { revision } = folded;
+      if (ctx.expectedRevision !== undefined && revision !== ctx.expectedRevision) throw new WrongExpectedRevisionError(streamId, ctx.expectedRevision, revision === -1 ? 'no_stream' : revision);
       const state = folded.state as S;
       const decided = decider.decide(command, state);
       if (decided.length === 0) return { events: [], state, position: 0 };
@@ -171,8 +177,9 @@ export class AggregateStore {
         if (extra.status === 'rejected') throw extra.reason;
         return { events: decided, state: next, position: result.value.position, alongside: extra.value };
       } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= ATTEMPTS) throw error;
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
         this.cache.delete(streamId);
+        if (attempt >= ATTEMPTS || ctx.expectedRevision !== undefined) throw error;
       }
     }
   }

@@ -1,0 +1,73 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { clientDecider } from '../../domain/client/client.decider.js';
+import type { ClientRegistration } from '../../domain/client/client.events.js';
+import { streams } from '../../domain/shared/stream-names.js';
+import { randomToken, sha256 } from '../../infrastructure/crypto/hashing.js';
+import { CommandPath, type CommandOrigin } from '../command-path.js';
+
+/** Views an admin reads right after a client changes. */
+const VIEWS = ['clients'];
+
+/** The longest grace a rotated-out secret may have: a week. */
+export const MAX_SECRET_GRACE_SECONDS = 7 * 24 * 3600;
+
+export class UpdateClient extends Command<void> {
+  constructor(
+    readonly by: CommandOrigin,
+    readonly registration: Omit<ClientRegistration, 'secretHash'>,
+  ) {
+    super();
+  }
+}
+
+/** A new server-generated secret (256 bits), returned once; the old one lives on for `graceSeconds`. */
+export class RotateClientSecret extends Command<{ secret: string; previousValidUntil: number }> {
+  constructor(
+    readonly by: CommandOrigin,
+    readonly clientId: string,
+    readonly graceSeconds: number,
+    readonly now: number,
+  ) {
+    super();
+  }
+}
+
+export class DeleteClient extends Command<void> {
+  constructor(
+    readonly by: CommandOrigin,
+    readonly clientId: string,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(UpdateClient)
+export class UpdateClientHandler implements ICommandHandler<UpdateClient, void> {
+  constructor(@Inject(CommandPath) private readonly path: CommandPath) {}
+
+  async execute(c: UpdateClient): Promise<void> {
+    await this.path.run(streams.client(c.by.tenantId, c.registration.clientId), clientDecider, { kind: 'UpdateClient', registration: c.registration }, c.by, VIEWS);
+  }
+}
+
+@CommandHandler(RotateClientSecret)
+export class RotateClientSecretHandler implements ICommandHandler<RotateClientSecret, { secret: string; previousValidUntil: number }> {
+  constructor(@Inject(CommandPath) private readonly path: CommandPath) {}
+
+  async execute(c: RotateClientSecret): Promise<{ secret: string; previousValidUntil: number }> {
+    const secret = randomToken();
+    const previousValidUntil = c.now + c.graceSeconds;
+    await this.path.run(streams.client(c.by.tenantId, c.clientId), clientDecider, { kind: 'RotateClientSecret', secretHash: sha256(secret), previousValidUntil }, c.by, VIEWS);
+    return { secret, previousValidUntil };
+  }
+}
+
+@CommandHandler(DeleteClient)
+export class DeleteClientHandler implements ICommandHandler<DeleteClient, void> {
+  constructor(@Inject(CommandPath) private readonly path: CommandPath) {}
+
+  async execute(c: DeleteClient): Promise<void> {
+    await this.path.run(streams.client(c.by.tenantId, c.clientId), clientDecider, { kind: 'DeleteClient' }, c.by, VIEWS);
+  }
+}

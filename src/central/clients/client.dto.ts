@@ -1,0 +1,98 @@
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import type { ClientView } from '../../../projections/clients.projection.js';
+import type { ClientRegistration, GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
+import { SIGNING_ALGS, type SigningAlg } from '../../domain/tenant/tenant.events.js';
+
+const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
+const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
+
+/** A client as the admin API takes it: RFC 7591 metadata names; the secret is never taken, only generated. */
+export class ClientDto {
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._~-]{1,128}$/, { message: 'client_id must be 1-128 unreserved characters' })
+  client_id?: string;
+
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  client_name?: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(2000, { each: true })
+  redirect_uris?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(2000, { each: true })
+  post_logout_redirect_uris?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(3)
+  @IsIn(GRANTS, { each: true })
+  grant_types?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1)
+  @IsIn(['code'], { each: true })
+  response_types?: string[];
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  @Matches(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, { message: 'scope must be space-separated scope tokens (RFC 6749 §3.3)' })
+  scope?: string;
+
+  @IsOptional()
+  @IsIn(AUTH_METHODS)
+  token_endpoint_auth_method?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  first_party?: boolean;
+
+  @IsOptional()
+  @IsIn(SIGNING_ALGS)
+  id_token_signed_response_alg?: string;
+}
+
+/** The registration a DTO describes, with the defaults of the bootstrap file for what it leaves out. */
+export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientRegistration, 'secretHash'> {
+  return {
+    clientId,
+    ...(dto.client_name !== undefined ? { clientName: dto.client_name } : {}),
+    redirectUris: dto.redirect_uris ?? [],
+    postLogoutRedirectUris: dto.post_logout_redirect_uris ?? [],
+    grantTypes: (dto.grant_types ?? ['authorization_code']) as GrantType[],
+    responseTypes: (dto.response_types ?? ['code']) as 'code'[],
+    scope: (dto.scope ?? 'openid').split(' ').filter(Boolean),
+    tokenEndpointAuthMethod: (dto.token_endpoint_auth_method ?? 'client_secret_basic') as TokenEndpointAuthMethod,
+    firstParty: dto.first_party ?? false,
+    ...(dto.id_token_signed_response_alg !== undefined ? { idTokenSignedResponseAlg: dto.id_token_signed_response_alg as SigningAlg } : {}),
+  };
+}
+
+/** A client as the admin API shows it (RFC 7591 names); never its secret or the secret's hash. */
+export function clientRepresentation(c: ClientView): Record<string, unknown> {
+  return {
+    client_id: c.clientId,
+    ...(c.clientName !== undefined ? { client_name: c.clientName } : {}),
+    redirect_uris: c.redirectUris,
+    post_logout_redirect_uris: c.postLogoutRedirectUris,
+    grant_types: c.grantTypes,
+    response_types: c.responseTypes,
+    scope: c.scope.join(' '),
+    token_endpoint_auth_method: c.tokenEndpointAuthMethod,
+    first_party: c.firstParty,
+    ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
+    ...(c.previousSecretValidUntil !== undefined ? { previous_secret_valid_until: c.previousSecretValidUntil } : {}),
+    created_at: c.createdAt,
+    updated_at: c.updatedAt ?? c.createdAt,
+  };
+}
