@@ -1,12 +1,13 @@
+import type { SecretDigest } from '../src/domain/client/client.events.js';
 import type { SigningAlg } from '../src/domain/tenant/tenant.events.js';
 import type { Projection } from './projection.js';
 
-/** Registered clients, keyed `<tenant>/<client_id>`; the secret only as its hash. */
+/** Registered clients, keyed `<tenant>/<client_id>`; the secret only as its digest. */
 export interface ClientView {
   tenantId: string;
   clientId: string;
   clientName?: string;
-  secretHash?: string;
+  secretDigest?: SecretDigest;
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   grantTypes: string[];
@@ -23,7 +24,8 @@ export const clientKey = (tenantId: string, clientId: string) => `${tenantId}/${
 
 export const clientsProjection: Projection<ClientView> = {
   view: 'clients',
-  version: 1,
+  // 2: `secretDigest` (a keyed hash, or a legacy SHA-256 named as such) in place of `secretHash`.
+  version: 2,
   eventTypes: ['ClientCreated'],
   indexes: [{ fields: ['tenantId'] }],
   documentId: (e) => clientKey(e.data.tenantId, e.data.clientId),

@@ -19,8 +19,8 @@ function validate(r: ClientRegistration): void {
   for (const g of r.grantTypes) if (!GRANTS.has(g)) fail(`unsupported grant type ${g}`);
   if (!AUTH_METHODS.has(r.tokenEndpointAuthMethod)) fail(`unsupported token_endpoint_auth_method ${r.tokenEndpointAuthMethod}`);
   const isPublic = r.tokenEndpointAuthMethod === 'none';
-  if (isPublic && r.secretHash) fail('a public client (token_endpoint_auth_method none) has no secret');
-  if (!isPublic && !r.secretHash) fail('a confidential client needs a client_secret');
+  if (isPublic && r.secretDigest) fail('a public client (token_endpoint_auth_method none) has no secret');
+  if (!isPublic && !r.secretDigest) fail('a confidential client needs a client_secret');
   if (isPublic && r.grantTypes.includes('client_credentials')) fail('a public client cannot use client_credentials');
   if (r.grantTypes.includes('authorization_code') && r.redirectUris.length === 0) fail('authorization_code needs at least one redirect URI');
   if (r.responseTypes.some((t) => t !== 'code')) fail('only response type "code" is supported');

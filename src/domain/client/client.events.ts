@@ -4,12 +4,22 @@ import type { SigningAlg } from '../tenant/tenant.events.js';
 export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
-/** Client metadata as registered (RFC 7591 names, camelCase here). The secret is only ever a hash. */
+/**
+ * How a client secret is kept: `hmac-sha256`, keyed under KEY_ENCRYPTION_KEY (a copy of the log
+ * alone cannot test guesses); `sha256`, bare, only in clients registered before (schema version
+ * 1 of ClientCreated, upcast). `hash` is base64url.
+ */
+export interface SecretDigest {
+  scheme: 'hmac-sha256' | 'sha256';
+  hash: string;
+}
+
+/** Client metadata as registered (RFC 7591 names, camelCase here). The secret is only ever a digest. */
 export interface ClientRegistration {
   clientId: string;
   clientName?: string;
-  /** `sha256:<base64url>` of the secret; absent for public clients. */
-  secretHash?: string;
+  /** The secret's digest; absent for public clients. */
+  secretDigest?: SecretDigest;
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   grantTypes: GrantType[];
@@ -21,6 +31,7 @@ export interface ClientRegistration {
   idTokenSignedResponseAlg?: SigningAlg;
 }
 
+/** Schema version 2: `secretDigest` (version 1 had `secretHash: 'sha256:<base64url>'`; see client.upcasters.ts). */
 export type ClientCreated = DomainEvent<'ClientCreated', { tenantId: string } & ClientRegistration>;
 export type ClientEvent = ClientCreated;
 
