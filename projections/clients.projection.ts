@@ -1,14 +1,15 @@
+import type { SecretDigest } from '../src/domain/client/client.events.js';
 import type { SigningAlg } from '../src/domain/tenant/tenant.events.js';
 import type { Projection } from './projection.js';
 
-/** Registered clients, keyed `<tenant>/<client_id>`; the secret only as its hash. */
+/** Registered clients, keyed `<tenant>/<client_id>`; the secret only as its digest. */
 export interface ClientView {
   tenantId: string;
   clientId: string;
   clientName?: string;
-  secretHash?: string;
+  secretDigest?: SecretDigest;
   /** The secret the last rotation replaced, accepted until `previousSecretValidUntil` (seconds). */
-  previousSecretHash?: string;
+  previousSecretDigest?: SecretDigest;
   previousSecretValidUntil?: number;
   redirectUris: string[];
   postLogoutRedirectUris: string[];
@@ -29,7 +30,9 @@ export const clientKey = (tenantId: string, clientId: string) => `${tenantId}/${
 
 export const clientsProjection: Projection<ClientView> = {
   view: 'clients',
-  version: 2,
+  // 2: `secretDigest` (a keyed hash, or a legacy SHA-256 named as such) in place of `secretHash`;
+  // updates, rotations and deletion; the stream revision (the admin API's ETag).
+  version: 3,
   eventTypes: ['ClientCreated', 'ClientUpdated', 'ClientSecretRotated', 'ClientDeleted'],
   indexes: [{ fields: ['tenantId'] }],
   documentId: (e) => clientKey(e.data.tenantId, e.data.clientId),
@@ -41,12 +44,12 @@ export const clientsProjection: Projection<ClientView> = {
         return { ...e.data, createdAt: e.metadata.occurredAt, ...at };
       case 'ClientUpdated': {
         if (!doc) return null;
-        const kept = e.data.tokenEndpointAuthMethod === 'none' ? {} : { secretHash: doc.secretHash, previousSecretHash: doc.previousSecretHash, previousSecretValidUntil: doc.previousSecretValidUntil };
+        const kept = e.data.tokenEndpointAuthMethod === 'none' ? {} : { secretDigest: doc.secretDigest, previousSecretDigest: doc.previousSecretDigest, previousSecretValidUntil: doc.previousSecretValidUntil };
         return withoutUndefined({ ...e.data, ...kept, createdAt: doc.createdAt, ...at });
       }
       case 'ClientSecretRotated':
         if (!doc) return null;
-        return withoutUndefined({ ...doc, secretHash: e.data.secretHash, previousSecretHash: doc.secretHash, previousSecretValidUntil: doc.secretHash ? e.data.previousValidUntil : undefined, ...at });
+        return withoutUndefined({ ...doc, secretDigest: e.data.secretDigest, previousSecretDigest: doc.secretDigest, previousSecretValidUntil: doc.secretDigest ? e.data.previousValidUntil : undefined, ...at });
       case 'ClientDeleted':
         return null;
       default:

@@ -28,6 +28,9 @@ const LOG_LEVELS: Record<Config['logLevel'], LogLevel[]> = {
  */
 const IDLE_TIMEOUT_MS = 30_000;
 
+/** A year, the usual HSTS lifetime; subdomains are not named: they may be other services. */
+const HSTS_MAX_AGE = 31_536_000;
+
 /** Builds the application (one process serving auth, central and edge), applies the bootstrap and listens. */
 export async function startServer({
   logLevel,
@@ -68,9 +71,13 @@ export async function startServer({
   const routes = new RouteMethods();
   fastify.addHook('onRoute', (route) => routes.add(route.url, route.method));
   app.useGlobalFilters(new OAuthExceptionFilter(routes));
+  // Behind https (a TLS-terminating proxy; this server speaks plain HTTP and redirects nothing
+  // itself), browsers are told to use https only (RFC 6797 §7.1).
+  const hsts = app.get<Config>(CONFIG).publicUrl.startsWith('https:') ? `max-age=${HSTS_MAX_AGE}` : undefined;
   // One hook for what every request needs first (each hook costs every request a little).
   fastify.addHook('onRequest', (req, reply, done) => {
-    reply.header('x-request-id', req.id);
+    reply.header('x-request-id', req.id).header('x-content-type-options', 'nosniff');
+    if (hsts) reply.header('strict-transport-security', hsts);
     const hostError = misplacedHost(req.raw);
     if (hostError) return done(new InvalidRequest(hostError));
     if (!applyCors(req, reply)) done();

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AssetsController } from './assets/assets.controller.js';
 import { AuthorizeController } from './authorize/authorize.controller.js';
 import { AuthorizeFlow } from './authorize/authorize-flow.js';
 import { Interactions } from './authorize/interaction.js';
@@ -23,7 +24,7 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
 
 /** The public OAuth 2.1 / OpenID Connect endpoints of every tenant. */
 @Module({
-  controllers: [MetadataController, JwksController, AuthorizeController, TokenController, IntrospectController, RevokeController, UserinfoController, LogoutController],
+  controllers: [MetadataController, JwksController, AssetsController, AuthorizeController, TokenController, IntrospectController, RevokeController, UserinfoController, LogoutController],
   providers: [
     ...grants,
     { provide: GRANTS, inject: grants, useFactory: (...all: unknown[]) => all },

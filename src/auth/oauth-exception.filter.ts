@@ -23,7 +23,7 @@ import {
 } from './oauth-errors.js';
 import type { RouteMethods } from './route-methods.js';
 import { withResponseParams } from '../domain/client/redirect-uri.js';
-import { sendFlowResult } from './authorize/flow-result.js';
+import { originSource, sendFlowResult } from './authorize/flow-result.js';
 
 /** Routes a browser opens (the authorization endpoint and the pages it leads to): their errors are pages, never JSON. */
 const BROWSER_ROUTE = /\/(authorize|login|consent|logout)$/;
@@ -146,7 +146,7 @@ export class OAuthExceptionFilter implements ExceptionFilter {
   private redirect(reply: FastifyReply, e: RedirectableError): void {
     const { redirectUri, responseMode, state, iss, cookies } = e.redirect;
     const fields = { error: e.error.code, error_description: e.error.description, state, iss };
-    if (responseMode === 'form_post') return sendFlowResult(reply, { kind: 'html', status: 200, body: formPostPage(redirectUri, fields), cookies, framable: true });
+    if (responseMode === 'form_post') return sendFlowResult(reply, { kind: 'html', status: 200, body: formPostPage(redirectUri, fields), cookies, framable: true, formAction: originSource(redirectUri) });
     sendFlowResult(reply, { kind: 'redirect', location: withResponseParams(redirectUri, fields), cookies });
   }
 

@@ -1,7 +1,7 @@
 import { type OpenApiGroup, validateResponse } from './openapi.js';
 
 const GROUPS: Array<[RegExp, OpenApiGroup]> = [
-  [/^\/authorize$/, 'authorize'],
+  [/^\/(authorize|assets\/form-post\.js)$/, 'authorize'],
   [/^\/(oauth\/)?token$/, 'token'],
   [/^\/introspect$/, 'introspect'],
   [/^\/revoke$/, 'revoke'],

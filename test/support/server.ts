@@ -120,14 +120,23 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts the whole server in this process on a free port, with a fresh data directory and the bootstrap above. */
-export async function startTestServer(bootstrap = BOOTSTRAP_YAML, options: { trustProxy?: string[] } = {}): Promise<TestServer> {
+/**
+ * Starts the whole server in this process on a free port, with a fresh data directory and the
+ * bootstrap above. `seed` may write into the data directory first (a log left by an older
+ * version, say); `publicUrl` replaces the server's own address as PUBLIC_URL (an https one, as
+ * behind a TLS-terminating proxy, while the tests still speak http to the server).
+ */
+export async function startTestServer(
+  bootstrap = BOOTSTRAP_YAML,
+  options: { trustProxy?: string[]; seed?: (dataDir: string) => Promise<void>; publicUrl?: string } = {},
+): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'authserver-e2e-'));
   const file = join(dataDir, 'bootstrap.yaml');
   writeFileSync(file, bootstrap);
+  await options.seed?.(dataDir);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  Object.assign(process.env, { PORT: String(port), PUBLIC_URL: baseUrl, DATA_DIR: dataDir, BOOTSTRAP_FILE: file, LOG_LEVEL: 'error' });
+  Object.assign(process.env, { PORT: String(port), PUBLIC_URL: options.publicUrl ?? baseUrl, DATA_DIR: dataDir, BOOTSTRAP_FILE: file, LOG_LEVEL: 'error' });
   const { startServer } = await import('../../src/server.js');
   const app = await startServer({ logLevel: 'error', logFormat: 'text', trustProxy: options.trustProxy ?? false });
   return {

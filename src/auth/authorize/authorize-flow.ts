@@ -32,7 +32,7 @@ import { MAX_STATE_LENGTH, type ParamsWithRepeats, repeatedParameter, scopeList 
 import { BrowserSessions } from '../sessions/browser-session.js';
 import { mintArtefact, SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
-import type { FlowResult } from './flow-result.js';
+import { type FlowResult, originSource } from './flow-result.js';
 import { type AuthorizationRequest, interactionCookie, Interactions } from './interaction.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 
@@ -226,7 +226,7 @@ export class AuthorizeFlow {
 
   private answer(request: AuthorizationRequest, fields: Record<string, string | undefined>): FlowResult {
     const cookies = this.spentCookies(request);
-    if (request.responseMode === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), cookies, framable: true };
+    if (request.responseMode === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), cookies, framable: true, formAction: originSource(request.redirectUri) };
     return { kind: 'redirect', location: withResponseParams(request.redirectUri, fields), cookies };
   }
 }

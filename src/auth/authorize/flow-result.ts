@@ -1,9 +1,31 @@
 import type { FastifyReply } from 'fastify';
+import { STYLE_HASH } from '../../shared/html.js';
 
-/** What an interactive step answers: a redirect, or a page; either may set cookies. */
+/**
+ * What an interactive step answers: a redirect, or a page; either may set cookies. A page with
+ * a form that posts to another origin (form_post to the client's redirect URI) names it in
+ * `formAction`.
+ */
 export type FlowResult =
   | { kind: 'redirect'; location: string; cookies?: string[] }
-  | { kind: 'html'; status: number; body: string; cookies?: string[]; framable?: true };
+  | { kind: 'html'; status: number; body: string; cookies?: string[]; framable?: true; formAction?: string };
+
+/**
+ * Same-origin scripts only, never inline ones, and the pages' one inline style by its hash.
+ * `form-action` is set only on the form_post pages, whose one form posts where they say:
+ * browsers apply it to the redirects that follow a submission too, and the sign-in, consent
+ * and sign-out forms end in a redirect to the client.
+ */
+const CSP = `default-src 'self'; script-src 'self'; style-src ${STYLE_HASH}; img-src 'self'; base-uri 'none'; object-src 'none'`;
+
+/**
+ * A CSP source for the origin of `uri` (CSP3 §2.3.1): `https://app.example:8443`; the scheme
+ * alone where a host-source cannot name the origin (an IPv6 literal, a native app's scheme).
+ */
+export function originSource(uri: string): string {
+  const url = new URL(uri);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && !url.hostname.startsWith('[') ? url.origin : url.protocol;
+}
 
 /**
  * Every answer a browser gets here is never cached, and sends no Referer onward (the URL may
@@ -15,7 +37,9 @@ export type FlowResult =
 export function sendFlowResult(reply: FastifyReply, result: FlowResult): void {
   const framable = result.kind === 'html' && result.framable === true;
   reply.header('cache-control', 'no-store').header('referrer-policy', framable ? 'strict-origin' : 'no-referrer');
-  if (!framable) reply.header('x-frame-options', 'DENY').header('content-security-policy', "frame-ancestors 'none'");
+  const formAction = result.kind === 'html' && result.formAction ? `; form-action ${result.formAction}` : '';
+  reply.header('content-security-policy', `${CSP}${formAction}${framable ? '' : "; frame-ancestors 'none'"}`);
+  if (!framable) reply.header('x-frame-options', 'DENY');
   if (result.cookies?.length) reply.header('set-cookie', result.cookies);
   if (result.kind === 'redirect') {
     reply.redirect(result.location, 302);

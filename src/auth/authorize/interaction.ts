@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { constantTimeEqual } from '../../infrastructure/crypto/hashing.js';
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
-import { parseCookies } from '../../shared/cookies.js';
+import { TenantCookies } from '../../shared/cookies.js';
+import { CONFIG, type Config } from '../../config.js';
 import { INTERACTION_COOKIE } from '../sessions/browser-session.js';
 
 /** A validated authorization request, carried through login and consent. */
@@ -49,10 +50,15 @@ export const interactionCookie = (request: Pick<AuthorizationRequest, 'interacti
  */
 @Injectable()
 export class Interactions {
+  private readonly cookies: TenantCookies;
+
   constructor(
     @Inject(KeyEncryption) private readonly encryption: KeyEncryption,
     @Inject(Clock) private readonly clock: Clock,
-  ) {}
+    @Inject(CONFIG) config: Config,
+  ) {
+    this.cookies = new TenantCookies(config.publicUrl);
+  }
 
   seal(request: AuthorizationRequest): string {
     return this.encryption.seal('interaction', JSON.stringify(request), request.tenantId);
@@ -67,7 +73,7 @@ export class Interactions {
     } catch {
       return undefined;
     }
-    const nonce = parseCookies(cookieHeader)[interactionCookie(r)];
+    const nonce = this.cookies.read(tenantId, cookieHeader)[interactionCookie(r)];
     const fresh = r.tenantId === tenantId && this.clock.seconds() - r.startedAt <= LIFETIME_SECONDS;
     return fresh && nonce !== undefined && constantTimeEqual(nonce, r.browserNonce) ? r : undefined;
   }

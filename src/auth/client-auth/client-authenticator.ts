@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ClientView } from '../../../projections/clients.projection.js';
 import type { ClientAuthenticationFailed } from '../../domain/client/client.events.js';
 import { streams } from '../../domain/shared/stream-names.js';
-import { constantTimeEqual, sha256 } from '../../infrastructure/crypto/hashing.js';
+import { ClientSecrets } from '../../infrastructure/crypto/client-secrets.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
@@ -58,7 +58,7 @@ export function presentedCredentials(authorization: string | undefined, params: 
 
 /**
  * Authenticates the client at the token, introspection and revocation endpoints with the
- * method it registered. Secrets are compared as SHA-256 hashes in constant time. A registered
+ * method it registered. Secrets are compared as keyed hashes (client-secrets.ts) in constant time. A registered
  * client's failure is recorded (ClientAuthenticationFailed, within a FailureBudget) before it
  * is answered.
  */
@@ -70,6 +70,7 @@ export class ClientAuthenticator {
     @Inject(Directory) private readonly directory: Directory,
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(ClientSecrets) private readonly secrets: ClientSecrets,
   ) {}
 
   async authenticate(
@@ -82,7 +83,8 @@ export class ClientAuthenticator {
     const client = await this.directory.client(tenantId, presented.clientId);
     if (!client) throw new InvalidClient('client authentication failed');
     const wrongMethod = client.tokenEndpointAuthMethod !== presented.method;
-    if (wrongMethod || (presented.method !== 'none' && !this.secretMatches(client, presented.secret ?? ''))) {
+    const wrongSecret = presented.method !== 'none' && !this.secretMatches(tenantId, client, presented.secret ?? '');
+    if (wrongMethod || wrongSecret) {
       const now = this.clock.now();
       const budget = this.failures.spend(`${tenantId}\n${client.clientId}`, now.getTime());
       if (budget.record) {
@@ -106,9 +108,9 @@ export class ClientAuthenticator {
   }
 
   /** The client's secret, or the one its last rotation replaced while that one is still valid. */
-  private secretMatches(client: ClientView, secret: string): boolean {
-    const hash = sha256(secret);
-    if (client.secretHash && constantTimeEqual(hash, client.secretHash)) return true;
-    return client.previousSecretHash !== undefined && (client.previousSecretValidUntil ?? 0) > this.clock.seconds() && constantTimeEqual(hash, client.previousSecretHash);
+  private secretMatches(tenantId: string, client: ClientView, secret: string): boolean {
+    if (client.secretDigest && this.secrets.verify(tenantId, client.clientId, secret, client.secretDigest)) return true;
+    const previous = client.previousSecretDigest;
+    return previous !== undefined && (client.previousSecretValidUntil ?? 0) > this.clock.seconds() && this.secrets.verify(tenantId, client.clientId, secret, previous);
   }
 }

@@ -4,7 +4,6 @@ import type { ClientView } from '../../../projections/clients.projection.js';
 import { constantTimeEqual, randomToken } from '../../infrastructure/crypto/hashing.js';
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
-import { parseCookies } from '../../shared/cookies.js';
 import { Directory } from '../../shared/directory.js';
 import { escapeHtml, formPostPage, page } from '../../shared/html.js';
 import { type FlowResult, sendFlowResult } from '../authorize/flow-result.js';
@@ -52,13 +51,13 @@ export class LogoutController {
 
   @Get('logout')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), parseCookies(req.headers.cookie), { posted: false }, originOf(req)));
+    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), this.browser.read(tenantId, req.headers.cookie), { posted: false }, originOf(req)));
   }
 
   @Post('logout')
   async post(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const { relayed, confirm, decline, relayed_from: relayedFrom, relayed_proof: relayedProof, ...params } = formParams(req);
-    const cookies = parseCookies(req.headers.cookie);
+    const cookies = this.browser.read(tenantId, req.headers.cookie);
     const origin = typeof req.headers.origin === 'string' && req.headers.origin !== 'null' ? req.headers.origin : undefined;
     // The relay's POST carries the nonce of its cookie (SameSite=Lax: no page elsewhere can
     // send that cookie with a POST, or read it); nothing else passes for it.

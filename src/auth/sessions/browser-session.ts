@@ -4,7 +4,7 @@ import type { SessionState } from '../../domain/session/session.decider.js';
 import { CONFIG, type Config } from '../../config.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { constantTimeEqual } from '../../infrastructure/crypto/hashing.js';
-import { parseCookies, serializeCookie } from '../../shared/cookies.js';
+import { TenantCookies } from '../../shared/cookies.js';
 import { artefactHash, SessionCommands, sessionOf } from './session-commands.js';
 
 export const SESSION_COOKIE = 'sid';
@@ -17,23 +17,20 @@ export interface HeldSession {
 }
 
 /**
- * The browser's sign-in session: a cookie scoped to the tenant's issuer path whose value is
+ * The browser's sign-in session: a cookie of the tenant (see TenantCookies) whose value is
  * `<session id>.<secret>`; the session stream keeps only its hash and decides whether it
  * is still alive.
  */
 @Injectable()
 export class BrowserSessions {
-  private readonly secure: boolean;
-  /** The path of PUBLIC_URL, under which the browser sees every tenant (`/auth` for https://idp.example/auth). */
-  private readonly basePath: string;
+  private readonly cookies: TenantCookies;
 
   constructor(
     @Inject(SessionCommands) private readonly sessions: SessionCommands,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(CONFIG) config: Config,
   ) {
-    this.secure = config.publicUrl.startsWith('https:');
-    this.basePath = new URL(config.publicUrl).pathname.replace(/\/+$/, '');
+    this.cookies = new TenantCookies(config.publicUrl);
   }
 
   /**
@@ -55,7 +52,7 @@ export class BrowserSessions {
    * still presents. Only the sign-in page asks for the latter.
    */
   held(tenantId: string, cookieHeader: string | undefined): Promise<HeldSession | undefined> {
-    return this.heldBy(tenantId, parseCookies(cookieHeader)[SESSION_COOKIE]);
+    return this.heldBy(tenantId, this.read(tenantId, cookieHeader)[SESSION_COOKIE]);
   }
 
   /** As `held`, from the session cookie's value. */
@@ -70,8 +67,13 @@ export class BrowserSessions {
     return among(state.replacedCookieHashes) ? { state, cookieHash, current: false } : undefined;
   }
 
+  /** The request's cookies of this tenant, by their names in the flows. */
+  read(tenantId: string, cookieHeader: string | undefined): Record<string, string> {
+    return this.cookies.read(tenantId, cookieHeader);
+  }
+
   cookie(tenantId: string, name: string, value: string, maxAge?: number): string {
-    return serializeCookie(name, value, { path: `${this.basePath}/${tenantId}`, secure: this.secure, maxAge });
+    return this.cookies.serialize(tenantId, name, value, maxAge);
   }
 
   clear(tenantId: string, name: string): string {

@@ -27,6 +27,7 @@ describe('bootstrap file', () => {
     ['tenants: [{ id: acme, session_idle_timeout: 1.5 }]', 'tenants[0].session_idle_timeout: must be a positive whole number of seconds'],
     ['tenants: [{ id: acme, clients: [{ client_id: w, redirect_uris: [1] }] }]', 'tenants[0].clients[0].redirect_uris[0]: must be a non-empty string'],
     ['tenants: [{ id: acme, clients: [{ client_id: w, client_secret: short }] }]', 'tenants[0].clients[0].client_secret: must be at least 32 characters'],
+    ['tenants: [{ id: acme, clients: [{ client_id: w, token_endpoint_auth_method: client_secret_post }] }]', 'tenants[0].clients[0].client_secret: is required for token_endpoint_auth_method client_secret_post'],
     ['tenants: [{ id: acme, colour: red }]', 'tenants[0].colour: unknown field'],
     ['tenants: [{ id: acme, clients: [{ client_id: w, grant_types: [password] }] }]', 'tenants[0].clients[0].grant_types[0]: must be one of'],
     ['tenants: [{ id: acme, clients: [{ client_id: w, id_token_signed_response_alg: HS256 }] }]', 'tenants[0].clients[0].id_token_signed_response_alg: must be one of ES256, RS256, EdDSA'],

@@ -153,6 +153,8 @@ class Reader {
     const secret = this.optionalString(n.client_secret, `${path}.client_secret`);
     const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none'], secret ? 'client_secret_basic' : 'none');
     if (secret && secret.length < MIN_CLIENT_SECRET_LENGTH) this.fail(`${path}.client_secret`, `must be at least ${MIN_CLIENT_SECRET_LENGTH} characters (only a fast hash of it is kept)`);
+    // A secret the server generated would reach nobody from here: the file names its own.
+    if (!secret && method !== 'none') this.fail(`${path}.client_secret`, `is required for token_endpoint_auth_method ${method}`);
     const grants = this.strings(n.grant_types, `${path}.grant_types`, ['authorization_code']);
     grants.forEach((g, i) => this.oneOf(g, `${path}.grant_types[${i}]`, ['authorization_code', 'refresh_token', 'client_credentials'], 'authorization_code'));
     const responseTypes = this.strings(n.response_types, `${path}.response_types`, ['code']);

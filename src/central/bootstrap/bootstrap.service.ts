@@ -48,10 +48,12 @@ export class BootstrapService {
     this.printDemoHint(false);
   }
 
-  private async applyTenant(t: BootstrapTenant, file: string, path: string): Promise<{ created: number; existingUsers: number }> {
+  /** Applies one tenant of the file; `generated` holds the secrets the server generated, by client id (none for the file's clients, which name their own). */
+  private async applyTenant(t: BootstrapTenant, file: string, path: string): Promise<{ created: number; existingUsers: number; generated: Map<string, string> }> {
     let created = 0;
     let existingUsers = 0;
-    const step = async (where: string, run: () => Promise<CommandResult>, user = false) => {
+    const generated = new Map<string, string>();
+    const step = async <R extends CommandResult>(where: string, run: () => Promise<R>, user = false): Promise<R> => {
       try {
         const result = await run();
         if (result.created) created++;
@@ -60,6 +62,7 @@ export class BootstrapService {
         if (unapplied.length) {
           this.logger.warn(`${file}: ${where} already exists and is left as it is; the file's ${unapplied.join(', ')} ${unapplied.length === 1 ? 'differs' : 'differ'} (the file only creates)`);
         }
+        return result;
       } catch (e) {
         if (e instanceof DomainError) throw new BootstrapFileError(file, where, e.message);
         throw e;
@@ -68,12 +71,13 @@ export class BootstrapService {
     await step(path, () => this.commands.execute(new CreateTenant(t.id, t.settings, ACTOR)));
     for (const [i, c] of t.clients.entries()) {
       const { clientSecret, ...registration } = c;
-      await step(`${path}.clients[${i}]`, () => this.commands.execute(new CreateClient(t.id, registration, clientSecret, ACTOR)));
+      const result = await step(`${path}.clients[${i}]`, () => this.commands.execute(new CreateClient(t.id, registration, clientSecret, ACTOR)));
+      if (result.clientSecret) generated.set(c.clientId, result.clientSecret);
     }
     for (const [i, u] of t.users.entries()) {
       await step(`${path}.users[${i}]`, () => this.commands.execute(new CreateUser(t.id, u.username, u.password, u.claims, ACTOR)), true);
     }
-    return { created, existingUsers };
+    return { created, existingUsers, generated };
   }
 
   private get demoFile(): string {
@@ -81,9 +85,8 @@ export class BootstrapService {
   }
 
   private async createDemo(): Promise<void> {
-    const secret = randomToken();
     const password = randomToken(12);
-    await this.applyTenant(
+    const { generated } = await this.applyTenant(
       {
         id: 'demo',
         settings: DEFAULT_TENANT_SETTINGS,
@@ -91,7 +94,6 @@ export class BootstrapService {
           {
             clientId: 'demo-client',
             clientName: 'Demo client',
-            clientSecret: secret,
             redirectUris: ['http://127.0.0.1:9999/cb'],
             postLogoutRedirectUris: ['http://127.0.0.1:9999/'],
             grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
@@ -106,7 +108,8 @@ export class BootstrapService {
       'demo',
       'tenants[0]',
     );
-    writeFileSync(this.demoFile, JSON.stringify({ client_id: 'demo-client', client_secret: secret, username: 'demo', password }, null, 2), { mode: 0o600 });
+    // The client's secret is the server's (CreateClient generates one for a confidential client without).
+    writeFileSync(this.demoFile, JSON.stringify({ client_id: 'demo-client', client_secret: generated.get('demo-client'), username: 'demo', password }, null, 2), { mode: 0o600 });
   }
 
   /**

@@ -3,7 +3,7 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { clientDecider } from '../../domain/client/client.decider.js';
 import type { ClientRegistration } from '../../domain/client/client.events.js';
 import { streams } from '../../domain/shared/stream-names.js';
-import { randomToken, sha256 } from '../../infrastructure/crypto/hashing.js';
+import { ClientSecrets } from '../../infrastructure/crypto/client-secrets.js';
 import { CommandPath, type CommandOrigin } from '../command-path.js';
 
 /** Views an admin reads right after a client changes. */
@@ -15,7 +15,7 @@ export const MAX_SECRET_GRACE_SECONDS = 7 * 24 * 3600;
 export class UpdateClient extends Command<void> {
   constructor(
     readonly by: CommandOrigin,
-    readonly registration: Omit<ClientRegistration, 'secretHash'>,
+    readonly registration: Omit<ClientRegistration, 'secretDigest'>,
   ) {
     super();
   }
@@ -53,12 +53,16 @@ export class UpdateClientHandler implements ICommandHandler<UpdateClient, void> 
 
 @CommandHandler(RotateClientSecret)
 export class RotateClientSecretHandler implements ICommandHandler<RotateClientSecret, { secret: string; previousValidUntil: number }> {
-  constructor(@Inject(CommandPath) private readonly path: CommandPath) {}
+  constructor(
+    @Inject(CommandPath) private readonly path: CommandPath,
+    @Inject(ClientSecrets) private readonly secrets: ClientSecrets,
+  ) {}
 
   async execute(c: RotateClientSecret): Promise<{ secret: string; previousValidUntil: number }> {
-    const secret = randomToken();
+    const secret = this.secrets.generate();
     const previousValidUntil = c.now + c.graceSeconds;
-    await this.path.run(streams.client(c.by.tenantId, c.clientId), clientDecider, { kind: 'RotateClientSecret', secretHash: sha256(secret), previousValidUntil }, c.by, VIEWS);
+    const secretDigest = this.secrets.digest(c.by.tenantId, c.clientId, secret);
+    await this.path.run(streams.client(c.by.tenantId, c.clientId), clientDecider, { kind: 'RotateClientSecret', secretDigest, previousValidUntil }, c.by, VIEWS);
     return { secret, previousValidUntil };
   }
 }

@@ -63,7 +63,7 @@ export class ClientDto {
 }
 
 /** The registration a DTO describes, with the defaults of the bootstrap file for what it leaves out. */
-export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientRegistration, 'secretHash'> {
+export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientRegistration, 'secretDigest'> {
   return {
     clientId,
     ...(dto.client_name !== undefined ? { clientName: dto.client_name } : {}),

@@ -4,49 +4,66 @@ import { clientDecider } from '../../domain/client/client.decider.js';
 import type { ClientRegistration } from '../../domain/client/client.events.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import { streams } from '../../domain/shared/stream-names.js';
-import { sha256 } from '../../infrastructure/crypto/hashing.js';
+import { ClientSecrets } from '../../infrastructure/crypto/client-secrets.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
+import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { ProjectionRunner } from '../../infrastructure/read-store/projection-runner.js';
 import { type CommandResult, unappliedFields } from './create-tenant.command.js';
 
-/** Secrets shorter than this are refused: the log keeps only a fast hash, which must not be guessable. */
+/** Secrets shorter than this are refused: the log keeps only a fast (if keyed) hash, which must not be guessable. */
 export const MIN_CLIENT_SECRET_LENGTH = 32;
 
-export class CreateClient extends Command<CommandResult> {
+export interface CreateClientResult extends CommandResult {
+  /** The secret the server generated for a confidential client registered without one: shown once, kept only as a digest. */
+  clientSecret?: string;
+}
+
+export class CreateClient extends Command<CreateClientResult> {
   constructor(
     readonly tenantId: string,
-    readonly registration: Omit<ClientRegistration, 'secretHash'>,
-    /** The plain secret; hashed here and never stored. */
+    readonly registration: Omit<ClientRegistration, 'secretDigest'>,
+    /** The plain secret; digested here and never stored. Absent for a confidential client: the server generates one. */
     readonly clientSecret: string | undefined,
     readonly actor: string,
+    /** The admin request it comes from, when one. */
+    readonly origin?: RequestOrigin,
   ) {
     super();
   }
 }
 
 @CommandHandler(CreateClient)
-export class CreateClientHandler implements ICommandHandler<CreateClient, CommandResult> {
+export class CreateClientHandler implements ICommandHandler<CreateClient, CreateClientResult> {
   constructor(
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(ClientSecrets) private readonly secrets: ClientSecrets,
   ) {}
 
-  async execute(c: CreateClient): Promise<CommandResult> {
+  async execute(c: CreateClient): Promise<CreateClientResult> {
+    const { tenantId, registration: asked } = c;
     if (c.clientSecret !== undefined && c.clientSecret.length < MIN_CLIENT_SECRET_LENGTH) {
-      throw new DomainError('invalid_value', `client ${c.registration.clientId}: client_secret must be at least ${MIN_CLIENT_SECRET_LENGTH} characters`);
+      throw new DomainError('invalid_value', `client ${asked.clientId}: client_secret must be at least ${MIN_CLIENT_SECRET_LENGTH} characters`);
     }
-    const registration: ClientRegistration = { ...c.registration, ...(c.clientSecret ? { secretHash: sha256(c.clientSecret) } : {}) };
+    const generated = c.clientSecret === undefined && asked.tokenEndpointAuthMethod !== 'none' ? this.secrets.generate() : undefined;
+    const secret = c.clientSecret ?? generated;
+    const registration: ClientRegistration = { ...asked, ...(secret ? { secretDigest: this.secrets.digest(tenantId, asked.clientId, secret) } : {}) };
     const { position, state } = await this.aggregates.execute(
-      streams.client(c.tenantId, registration.clientId),
+      streams.client(tenantId, registration.clientId),
       clientDecider,
-      { kind: 'CreateClient', tenantId: c.tenantId, registration },
-      { tenantId: c.tenantId, actor: c.actor, now: this.clock.now() },
+      { kind: 'CreateClient', tenantId, registration },
+      { tenantId, actor: c.actor, now: this.clock.now(), ...c.origin },
     );
     if (position) await this.projections.waitFor(['clients'], position);
-    if (position > 0 || !state.exists) return { created: position > 0 };
-    const { exists: _e, tenantId: _t, ...stored } = state;
-    return { created: false, unapplied: unappliedFields(registration, stored) };
+    if (position > 0) return generated ? { created: true, clientSecret: generated } : { created: true };
+    if (!state.exists) return { created: false };
+    const { exists: _e, tenantId: _t, secretDigest: storedDigest, ...stored } = state;
+    const unapplied = unappliedFields(asked, stored);
+    // The secret is compared by verifying it against the stored digest: a client kept under the
+    // older SHA-256 scheme, asked for again with its own secret, differs in nothing.
+    const sameSecret = c.clientSecret === undefined || (storedDigest !== undefined && this.secrets.verify(tenantId, asked.clientId, c.clientSecret, storedDigest));
+    return { created: false, unapplied: sameSecret ? unapplied : [...unapplied, 'client_secret'] };
   }
 }

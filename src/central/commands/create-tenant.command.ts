@@ -19,14 +19,15 @@ const canonical = (v: unknown) => JSON.stringify(Array.isArray(v) ? [...(v as un
 
 /**
  * The fields in which what was asked for and what is stored differ (either may lack one), by
- * their snake_case names as the bootstrap file writes them; a secret's hash is named for the secret.
+ * their snake_case names as the bootstrap file writes them. (A client's secret is compared apart,
+ * against its digest: see create-client.command.ts.)
  */
 export function unappliedFields(asked: object, stored: object): string[] {
   const a = asked as Record<string, unknown>;
   const s = stored as Record<string, unknown>;
   return [...new Set([...Object.keys(a), ...Object.keys(s)])]
     .filter((k) => canonical(a[k]) !== canonical(s[k]))
-    .map((k) => (k === 'secretHash' ? 'client_secret' : k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)));
+    .map((k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
 }
 
 export class CreateTenant extends Command<CommandResult> {

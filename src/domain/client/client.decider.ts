@@ -1,7 +1,7 @@
 import { assertNever, type Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/domain-error.js';
 import { SIGNING_ALGS } from '../tenant/tenant.events.js';
-import type { ClientEvent, ClientRegistration } from './client.events.js';
+import type { ClientEvent, ClientRegistration, SecretDigest } from './client.events.js';
 import { validateRedirectUri } from './redirect-uri.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
@@ -11,13 +11,13 @@ const AUTH_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'none
 export type ClientCommand =
   | { kind: 'CreateClient'; tenantId: string; registration: ClientRegistration }
   /** The client's metadata, whole, as it is to be (its secret aside). */
-  | { kind: 'UpdateClient'; registration: Omit<ClientRegistration, 'secretHash'> }
-  | { kind: 'RotateClientSecret'; secretHash: string; previousValidUntil: number }
+  | { kind: 'UpdateClient'; registration: Omit<ClientRegistration, 'secretDigest'> }
+  | { kind: 'RotateClientSecret'; secretDigest: SecretDigest; previousValidUntil: number }
   | { kind: 'DeleteClient' };
 
 /** The secret a rotation replaced, valid until `validUntil` (seconds). */
 export interface PreviousSecret {
-  hash: string;
+  digest: SecretDigest;
   validUntil: number;
 }
 
@@ -33,8 +33,8 @@ function validate(r: ClientRegistration): void {
   for (const g of r.grantTypes) if (!GRANTS.has(g)) fail(`unsupported grant type ${g}`);
   if (!AUTH_METHODS.has(r.tokenEndpointAuthMethod)) fail(`unsupported token_endpoint_auth_method ${r.tokenEndpointAuthMethod}`);
   const isPublic = r.tokenEndpointAuthMethod === 'none';
-  if (isPublic && r.secretHash) fail('a public client (token_endpoint_auth_method none) has no secret');
-  if (!isPublic && !r.secretHash) fail('a confidential client needs a client_secret');
+  if (isPublic && r.secretDigest) fail('a public client (token_endpoint_auth_method none) has no secret');
+  if (!isPublic && !r.secretDigest) fail('a confidential client needs a client_secret');
   if (isPublic && r.grantTypes.includes('client_credentials')) fail('a public client cannot use client_credentials');
   if (r.grantTypes.includes('authorization_code') && r.redirectUris.length === 0) fail('authorization_code needs at least one redirect URI');
   if (r.responseTypes.some((t) => t !== 'code')) fail('only response type "code" is supported');
@@ -58,17 +58,17 @@ export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
         return [{ type: 'ClientCreated', data: { tenantId: command.tenantId, ...command.registration } }];
       case 'UpdateClient': {
         requireExisting(state);
-        const { tenantId, clientId, secretHash } = state;
+        const { tenantId, clientId, secretDigest } = state;
         if (command.registration.clientId !== clientId) throw new DomainError('invalid_value', 'client_id cannot change');
         // A client that becomes public loses its secret by rotation only, so the change must not leave one behind.
-        validate({ ...command.registration, ...(command.registration.tokenEndpointAuthMethod === 'none' ? {} : { secretHash: secretHash ?? '' }) });
-        if (command.registration.tokenEndpointAuthMethod !== 'none' && !secretHash) throw new DomainError('invalid_value', `client ${clientId}: a confidential client needs a secret: rotate one first`);
+        if (command.registration.tokenEndpointAuthMethod !== 'none' && !secretDigest) throw new DomainError('invalid_value', `client ${clientId}: a confidential client needs a secret: rotate one first`);
+        validate({ ...command.registration, ...(command.registration.tokenEndpointAuthMethod === 'none' ? {} : { secretDigest }) });
         return [{ type: 'ClientUpdated', data: { tenantId, ...command.registration } }];
       }
       case 'RotateClientSecret':
         requireExisting(state);
         if (state.tokenEndpointAuthMethod === 'none') throw new DomainError('invalid_value', `client ${state.clientId}: a public client has no secret`);
-        return [{ type: 'ClientSecretRotated', data: { tenantId: state.tenantId, clientId: state.clientId, secretHash: command.secretHash, previousValidUntil: command.previousValidUntil } }];
+        return [{ type: 'ClientSecretRotated', data: { tenantId: state.tenantId, clientId: state.clientId, secretDigest: command.secretDigest, previousValidUntil: command.previousValidUntil } }];
       case 'DeleteClient':
         requireExisting(state);
         return [{ type: 'ClientDeleted', data: { tenantId: state.tenantId, clientId: state.clientId } }];
@@ -84,11 +84,11 @@ export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
         if (!state.exists) return state;
         // A client made public keeps no secret.
         if (event.data.tokenEndpointAuthMethod === 'none') return { exists: true, ...event.data };
-        return { exists: true, ...event.data, ...(state.secretHash ? { secretHash: state.secretHash } : {}), ...(state.previousSecret ? { previousSecret: state.previousSecret } : {}) };
+        return { exists: true, ...event.data, ...(state.secretDigest ? { secretDigest: state.secretDigest } : {}), ...(state.previousSecret ? { previousSecret: state.previousSecret } : {}) };
       case 'ClientSecretRotated': {
         if (!state.exists) return state;
-        const previousSecret = state.secretHash ? { hash: state.secretHash, validUntil: event.data.previousValidUntil } : undefined;
-        return { ...state, secretHash: event.data.secretHash, ...(previousSecret ? { previousSecret } : {}) };
+        const previousSecret = state.secretDigest ? { digest: state.secretDigest, validUntil: event.data.previousValidUntil } : undefined;
+        return { ...state, secretDigest: event.data.secretDigest, ...(previousSecret ? { previousSecret } : {}) };
       }
       case 'ClientDeleted':
         return { exists: false, deleted: true };

@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { constantTimeEqual, randomToken } from '../../infrastructure/crypto/hashing.js';
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { BrowserSessions } from '../../auth/sessions/browser-session.js';
-import { parseCookies } from '../../shared/cookies.js';
 
 export const DEVICE_COOKIE = 'device';
 const LIFETIME_SECONDS = 365 * 24 * 3600;
@@ -23,7 +22,7 @@ export class DeviceCookies {
 
   /** The nonce of the request's device cookie when it was issued for `username` here, else undefined. */
   recognise(tenantId: string, username: string, cookieHeader: string | undefined): string | undefined {
-    const [nonce, mac] = (parseCookies(cookieHeader)[DEVICE_COOKIE] ?? '').split('.');
+    const [nonce, mac] = (this.browser.read(tenantId, cookieHeader)[DEVICE_COOKIE] ?? '').split('.');
     return nonce && mac && NONCE.test(nonce) && constantTimeEqual(mac, this.mac(tenantId, username, nonce)) ? nonce : undefined;
   }
 

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -37,7 +37,16 @@ export class KeyEncryption {
    * username may be a password) cannot be found by hashing guesses without the key.
    */
   keyedHash(purpose: string, value: string): string {
-    return `hmac-sha256:${createHmac('sha256', this.derive('', `authserver ${purpose}`)).update(value).digest('base64url')}`;
+    return `hmac-sha256:${this.keyedHasher(purpose)(value)}`;
+  }
+
+  /**
+   * What `keyedHash` makes for `purpose`, without the scheme prefix, from a key derived and
+   * imported once: for hashes made on every request (client secrets at the token endpoint).
+   */
+  keyedHasher(purpose: string): (value: string) => string {
+    const key = createSecretKey(this.derive('', `authserver ${purpose}`));
+    return (value) => createHmac('sha256', key).update(value).digest('base64url');
   }
 
   static load(configured: string | undefined, dataDir: string): KeyEncryption {

@@ -11,6 +11,7 @@ import {
   WrongExpectedRevisionError,
 } from './event-store.port.js';
 import type { Snapshots } from './snapshots.js';
+import { schemaVersionOf } from './upcasters.js';
 
 /** Who runs a command and on whose behalf, from which request (its origin); `now` is the injected time. */
 export interface CommandContext extends Partial<RequestOrigin> {
@@ -216,7 +217,10 @@ function toEventData(events: readonly DomainEvent[], ctx: CommandContext): Event
   if (ctx.userAgent) metadata.userAgent = ctx.userAgent;
   metadata.occurredAt = ctx.now.toISOString();
   metadata.schemaVersion = 1;
-  return events.map((e, i) => ({ id: ctx.commandId ? uuidFrom(`${ctx.commandId}#${i}`) : randomUUID(), type: e.type, data: e.data, metadata }));
+  return events.map((e, i) => {
+    const version = schemaVersionOf(e.type);
+    return { id: ctx.commandId ? uuidFrom(`${ctx.commandId}#${i}`) : randomUUID(), type: e.type, data: e.data, metadata: version === 1 ? metadata : { ...metadata, schemaVersion: version } };
+  });
 }
 
 /** A name-based UUID (version 8 layout) from SHA-256 of the name. */

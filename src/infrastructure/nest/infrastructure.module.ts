@@ -3,12 +3,14 @@ import { join } from 'node:path';
 import { allProjections } from '../../../projections/index.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
 import { CONFIG, type Config, loadConfig } from '../../config.js';
+import { ClientSecrets } from '../crypto/client-secrets.js';
 import { KeyEncryption } from '../crypto/key-encryption.js';
 import { KeyRing } from '../crypto/key-ring.js';
 import { AggregateStore } from '../event-store/aggregate-store.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.port.js';
 import { Snapshots } from '../event-store/snapshots.js';
 import { SqliteEventStore } from '../event-store/sqlite-event-store.js';
+import { UpcastingEventStore } from '../event-store/upcasting-event-store.js';
 import { CachingReadStore } from '../read-store/caching-read-store.js';
 import { ProjectionRunner } from '../read-store/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../read-store/read-store.port.js';
@@ -19,12 +21,13 @@ import { Clock, SystemClock } from './clock.js';
 /** The embedded store file: events and (by default) read models share it. */
 export const storeFile = (config: Config) => join(config.dataDir, 'authserver.db');
 
+/** The configured log, read through the upcasters (events of older shapes come out in the newest). */
 export async function createEventStore(config: Config): Promise<EventStore> {
   if (config.eventStoreUrl) {
     const { EventStoreDbEventStore } = await import('../event-store/eventstoredb-event-store.js');
-    return new EventStoreDbEventStore(config.eventStoreUrl);
+    return new UpcastingEventStore(new EventStoreDbEventStore(config.eventStoreUrl));
   }
-  return new SqliteEventStore(storeFile(config));
+  return new UpcastingEventStore(new SqliteEventStore(storeFile(config)));
 }
 
 export async function createReadStore(config: Config): Promise<ReadStore> {
@@ -57,13 +60,14 @@ const CACHED_VIEWS = ['tenants', 'clients', 'users', 'sessions', 'tokens'];
       useFactory: (events: EventStore, reads: ReadStore) => new ProjectionRunner(events, reads, allProjections),
     },
     { provide: KeyEncryption, inject: [CONFIG], useFactory: (config: Config) => KeyEncryption.load(config.keyEncryptionKey, config.dataDir) },
+    { provide: ClientSecrets, inject: [KeyEncryption], useFactory: (keys: KeyEncryption) => new ClientSecrets(keys) },
     {
       provide: KeyRing,
       inject: [AggregateStore, KeyEncryption, Clock],
       useFactory: (aggregates: AggregateStore, encryption: KeyEncryption, clock: Clock) => new KeyRing(aggregates, encryption, clock),
     },
   ],
-  exports: [CONFIG, Clock, EVENT_STORE, READ_STORE, AggregateStore, ProjectionRunner, KeyEncryption, KeyRing],
+  exports: [CONFIG, Clock, EVENT_STORE, READ_STORE, AggregateStore, ProjectionRunner, KeyEncryption, ClientSecrets, KeyRing],
 })
 export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Storage');
