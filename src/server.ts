@@ -67,6 +67,9 @@ export async function startServer({
   // A provider that fails at start-up throws to the caller (main.ts ends the log with why) instead of Nest's process.abort().
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger, abortOnError: false });
   app.useBodyParser('application/x-www-form-urlencoded', undefined, parseFormBody);
+  // The admin API's PATCH bodies (RFC 7396), parsed as JSON is, prototype keys refused.
+  const json = app.getHttpAdapter().getInstance().getDefaultJsonParser('error', 'error');
+  app.getHttpAdapter().getInstance().addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, json);
   const fastify = app.getHttpAdapter().getInstance();
   const routes = new RouteMethods();
   fastify.addHook('onRoute', (route) => routes.add(route.url, route.method));

@@ -37,6 +37,6 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     TokenIssuer,
     TokenInspector,
   ],
-  exports: [AuthorizeFlow, Interactions, BrowserSessions, SessionCommands],
+  exports: [AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector],
 })
 export class AuthModule {}

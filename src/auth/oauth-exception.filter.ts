@@ -24,6 +24,10 @@ import {
 import type { RouteMethods } from './route-methods.js';
 import { withResponseParams } from '../domain/client/redirect-uri.js';
 import { originSource, sendFlowResult } from './authorize/flow-result.js';
+import { Problem, sendProblem, toProblem } from '../central/http/problem.js';
+
+/** The admin API's routes: their errors are RFC 9457 problems (central/http/problem.ts). */
+const ADMIN_ROUTE = /^(?:\/[^/]+)?\/configuration(?:\/|$)|^\/[^/]+\/users\/registrations$/;
 
 /** Routes a browser opens (the authorization endpoint and the pages it leads to): their errors are pages, never JSON. */
 const BROWSER_ROUTE = /\/(authorize|login|consent|logout)$/;
@@ -129,6 +133,7 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     if (exception instanceof RedirectableError) return this.redirect(reply, exception);
     if (exception instanceof UserFacingError) return sendErrorPage(reply, exception.error);
     const request = host.switchToHttp().getRequest<FastifyRequest>();
+    if (ADMIN_ROUTE.test(request.routeOptions?.url ?? request.url.split('?')[0])) return this.problem(request, reply, exception);
     let error = this.toOAuthError(exception);
     // A request that matched no route (a wrong method, say) is judged by its path first,
     // whatever went wrong on the way (its body may not even parse).
@@ -141,6 +146,15 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     if (error instanceof MethodNotAllowed) reply.header('allow', error.allow.join(', '));
     if (BROWSER_ROUTE.test(route)) return sendErrorPage(reply, error);
     sendError(reply, error);
+  }
+
+  private problem(request: FastifyRequest, reply: FastifyReply, exception: unknown): void {
+    let problem = toProblem(exception, (e) => this.logger.error(e instanceof Error ? (e.stack ?? e.message) : String(e)));
+    if (request.routeOptions?.url === undefined) {
+      const allow = this.routes?.allowed(request.url.split('?')[0]) ?? [];
+      if (allow.length && !allow.includes(request.method)) problem = new Problem(405, 'Method Not Allowed', `use ${allow.join(', ')}`, {}, { allow: allow.join(', ') });
+    }
+    sendProblem(reply, problem);
   }
 
   private redirect(reply: FastifyReply, e: RedirectableError): void {

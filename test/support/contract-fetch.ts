@@ -10,6 +10,7 @@ const GROUPS: Array<[RegExp, OpenApiGroup]> = [
   [/^\/(login|consent)$/, 'edge'],
   [/^\/\.well-known\/jwks\.json$/, 'jwks'],
   [/^\/\.well-known\/(openid-configuration|oauth-authorization-server)$/, 'metadata'],
+  [/^\/configuration\//, 'central'],
 ];
 
 /**
@@ -30,7 +31,13 @@ export class ContractFetch {
   /** Checks a response obtained elsewhere (e.g. by the test browser). */
   async check(url: URL, method: string, res: Response): Promise<void> {
     // RFC 8414 §3.1 places a path issuer's metadata at /.well-known/oauth-authorization-server/<tenant>.
-    const rel = /^\/\.well-known\/oauth-authorization-server\/[^/]+$/.test(url.pathname) ? '/.well-known/oauth-authorization-server' : url.pathname.replace(/^\/[^/]+/, '');
+    // The admin API's root routes (tenants, system settings) are not under a tenant.
+    const root = /^\/configuration\/(tenants|system-settings)(\/|$)/.test(url.pathname);
+    const rel = /^\/\.well-known\/oauth-authorization-server\/[^/]+$/.test(url.pathname)
+      ? '/.well-known/oauth-authorization-server'
+      : root
+        ? url.pathname
+        : url.pathname.replace(/^\/[^/]+/, '');
     const group = GROUPS.find(([re]) => re.test(rel))?.[1];
     if (!group) return;
     const text = await res.text();

@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { ClientView } from '../../../projections/clients.projection.js';
 import type { ClientRegistration, GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
 import { SIGNING_ALGS, type SigningAlg } from '../../domain/tenant/tenant.events.js';
@@ -95,4 +95,13 @@ export function clientRepresentation(c: ClientView): Record<string, unknown> {
     created_at: c.createdAt,
     updated_at: c.updatedAt ?? c.createdAt,
   };
+}
+
+/** The body of a secret rotation (optional): how long the secret it replaces stays valid. */
+export class SecretRotationDto {
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(7 * 24 * 3600)
+  grace_period?: number;
 }
