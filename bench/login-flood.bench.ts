@@ -4,7 +4,10 @@
  * time, first alone, then while `--in-flight` sign-ins with random usernames run without a
  * pause. Prints the latency percentiles of both phases and what the sign-ins were answered.
  *
- *   npm run build && node dist/bench/login-flood.bench.js [--requests 300] [--in-flight 8]
+ * `--flood metadata` sends the same flood to the discovery document instead: what requests at
+ * that rate cost the server whatever they ask, for comparison.
+ *
+ *   npm run build && node dist/bench/login-flood.bench.js [--requests 300] [--in-flight 8] [--flood login|metadata]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -14,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { numberFlag, readFlags } from './args.js';
 
-const USAGE = 'usage: node dist/bench/login-flood.bench.js [--requests N] [--in-flight N]';
+const USAGE = 'usage: node dist/bench/login-flood.bench.js [--requests N] [--in-flight N] [--flood login|metadata]';
 const SECRET = 'bench-secret-0123456789-0123456789-abcdef';
 const REDIRECT = 'http://127.0.0.1:9999/cb';
 
@@ -94,9 +97,11 @@ async function introspections(issuer: string, token: string, n: number): Promise
 }
 
 async function main(): Promise<void> {
-  const flags = readFlags(process.argv.slice(2), { requests: 'string', 'in-flight': 'string' }, USAGE);
+  const flags = readFlags(process.argv.slice(2), { requests: 'string', 'in-flight': 'string', flood: 'string' }, USAGE);
   const requests = numberFlag(flags.requests, 'requests', 300, 1, true);
   const inFlight = numberFlag(flags['in-flight'], 'in-flight', 8, 1, true);
+  const target = flags.flood ?? 'login';
+  if (target !== 'login' && target !== 'metadata') throw new Error(`--flood is login or metadata\n${USAGE}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'login-flood-'));
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}/acme`;
@@ -116,7 +121,7 @@ async function main(): Promise<void> {
     const forms = await Promise.all(Array.from({ length: inFlight }, () => loginForm(issuer)));
     const flood = forms.map(async (form) => {
       while (flooding) {
-        const res = await fetch(form.action, {
+        const res = target === 'metadata' ? await fetch(`${issuer}/.well-known/openid-configuration`) : await fetch(form.action, {
           method: 'POST',
           headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded', origin: new URL(issuer).origin },
           body: new URLSearchParams({ interaction: form.interaction, username: `u-${randomBytes(6).toString('hex')}`, password: 'guess' }),
@@ -129,7 +134,7 @@ async function main(): Promise<void> {
     flooding = false;
     await Promise.all(flood);
     console.log(`introspection during a flood: ${percentiles(during)}`);
-    console.log(`sign-ins answered (${inFlight} in flight): ${[...statuses].sort().map(([s, n]) => `${n} x ${s}`).join(', ')}`);
+    console.log(`${target === 'login' ? 'sign-ins' : 'metadata requests'} answered (${inFlight} in flight): ${[...statuses].sort().map(([s, n]) => `${n} x ${s}`).join(', ')}`);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

@@ -79,6 +79,10 @@ export class LoginController {
     const device = this.devices.recognise(tenantId, username, req.headers.cookie);
     let attempt;
     try {
+      // Refused before any lookup when no hash could run or wait now (and again, should the
+      // queue fill up while the limits are read).
+      const busy = this.passwords.refusal();
+      if (busy) throw busy;
       attempt = await this.limits.attempt({ tenantId, username, device, address: origin.sourceIp }, millis, async () => {
         const user = username ? await this.directory.userByUsername(tenantId, username) : null;
         // The password is checked against some hash whether or not the user exists: the same time either way.

@@ -28,6 +28,8 @@ describe('PasswordQueue', () => {
     expect([a.started, b.started]).toEqual([true, false]);
     const refused = queue.run(async () => 'never');
     await expect(refused).rejects.toBeInstanceOf(PasswordQueueFull);
+    // Asked beforehand, it says so too.
+    expect(queue.refusal()).toBeInstanceOf(PasswordQueueFull);
     // Two ahead (one running, one waiting) at the first guess of 100 ms each: 1 s at least.
     await expect(refused).rejects.toHaveProperty('retryAfterSeconds', 1);
     a.release();
@@ -37,6 +39,7 @@ describe('PasswordQueue', () => {
     b.release();
     expect(await second).toBe('hashed');
     // Room again.
+    expect(queue.refusal()).toBeUndefined();
     expect(await queue.run(async () => 'again')).toBe('again');
   });
 

@@ -28,6 +28,11 @@ export class PasswordQueue {
     private readonly clock: () => number = () => performance.now(),
   ) {}
 
+  /** Whether a bounded run would be refused now; its `Retry-After` when so. */
+  refusal(): PasswordQueueFull | undefined {
+    return this.running >= this.concurrency && this.queue.length >= this.waiting ? new PasswordQueueFull(this.retryAfter()) : undefined;
+  }
+
   /**
    * Runs `hash` once a slot is free. `bounded` (the default, for what anyone on the Internet can
    * start): throws PasswordQueueFull when every slot and every place in the queue is taken.
@@ -35,7 +40,7 @@ export class PasswordQueue {
    */
   async run<T>(hash: () => Promise<T>, bounded = true): Promise<T> {
     if (this.running >= this.concurrency) {
-      if (bounded && this.queue.length >= this.waiting) throw new PasswordQueueFull(this.retryAfter());
+      if (bounded && this.queue.length >= this.waiting) throw this.refusal()!;
       await new Promise<void>((resolve) => this.queue.push(resolve));
     } else {
       this.running++;
