@@ -148,7 +148,7 @@ export class LoginController {
 
   /**
    * A failed sign-in, anonymous (nobody was authenticated), made on the sign-in page of the
-   * client: on the user's stream (each username's attempts are slowed by the throttle), or, for
+   * client: on the user's stream (each username's attempts are slowed by the sign-in limits), or, for
    * a username nobody has, on the tenant's within a budget, so that made-up usernames cannot
    * flood the log.
    */
