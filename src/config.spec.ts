@@ -44,4 +44,12 @@ describe('configuration', () => {
       expect(() => loadConfig({ TRUST_PROXY })).toThrow(/TRUST_PROXY must be a comma-separated list of the proxies' addresses/);
     },
   );
+
+  it('reads the sign-in limits, with their defaults, and refuses what is no whole number in range', () => {
+    expect(loadConfig({}).signIn).toMatchObject({ hashQueue: 16, usernameFailures: 5, addressFailures: 30, tenantFailures: 1000, windowSeconds: 900, passwordMinLength: 8 });
+    expect(loadConfig({}).signIn.hashConcurrency).toBeGreaterThanOrEqual(1);
+    expect(loadConfig({ PASSWORD_HASH_CONCURRENCY: '2', PASSWORD_HASH_QUEUE: '0', SIGNIN_WINDOW: '60' }).signIn).toMatchObject({ hashConcurrency: 2, hashQueue: 0, windowSeconds: 60 });
+    expect(() => loadConfig({ PASSWORD_HASH_CONCURRENCY: '0' })).toThrow('PASSWORD_HASH_CONCURRENCY must be a whole number of at least 1, got "0"');
+    expect(() => loadConfig({ SIGNIN_ADDRESS_FAILURES: '1e3' })).toThrow('SIGNIN_ADDRESS_FAILURES must be a whole number of at least 1, got "1e3"');
+  });
 });

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 /** Server configuration, read once from the environment (every variable is listed in the README). */
@@ -16,6 +17,25 @@ export interface Config {
   keyEncryptionKey?: string;
   /** Whose `X-Forwarded-For` gives the client's address: nobody's (false), or the proxies at these addresses or networks. */
   trustProxy: false | string[];
+  /** Limits of the sign-in page and of password hashing (see SignInLimits and PasswordQueue). */
+  signIn: SignInSettings;
+}
+
+export interface SignInSettings {
+  /** Password hashes computed at once (each takes one thread of libuv's pool). */
+  hashConcurrency: number;
+  /** Password hashes that may wait for a turn; beyond, a sign-in gets 429. */
+  hashQueue: number;
+  /** Failed sign-ins one username may have before each next one must wait (1 s, 2 s, 4 s, ...). */
+  usernameFailures: number;
+  /** Failed sign-ins from one address in a window before the address waits for the window's end. */
+  addressFailures: number;
+  /** Failed sign-ins at one tenant in a window before browsers new to a username wait for the window's end. */
+  tenantFailures: number;
+  /** The window of the address and tenant counts, in seconds. */
+  windowSeconds: number;
+  /** The shortest password accepted for a new user. */
+  passwordMinLength: number;
 }
 
 export const CONFIG = Symbol('CONFIG');
@@ -69,6 +89,27 @@ function trustProxy(raw: string | undefined): Config['trustProxy'] {
   );
 }
 
+/** A whole number from the environment, at least `min`, or `fallback` when unset. */
+function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${name} must be a whole number of at least ${min}, got "${raw}"`);
+  return Number(raw);
+}
+
+export function signInSettings(env: NodeJS.ProcessEnv = process.env): SignInSettings {
+  return {
+    // Half the cores (at least one): the rest stay free for token requests, whose signatures also run on libuv's pool.
+    hashConcurrency: whole(env, 'PASSWORD_HASH_CONCURRENCY', Math.max(1, Math.floor(availableParallelism() / 2)), 1),
+    hashQueue: whole(env, 'PASSWORD_HASH_QUEUE', 16, 0),
+    usernameFailures: whole(env, 'SIGNIN_USERNAME_FAILURES', 5, 1),
+    addressFailures: whole(env, 'SIGNIN_ADDRESS_FAILURES', 30, 1),
+    tenantFailures: whole(env, 'SIGNIN_TENANT_FAILURES', 1000, 1),
+    windowSeconds: whole(env, 'SIGNIN_WINDOW', 900, 1),
+    passwordMinLength: whole(env, 'PASSWORD_MIN_LENGTH', 8, 1),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
@@ -88,5 +129,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat,
     keyEncryptionKey: env.KEY_ENCRYPTION_KEY || undefined,
     trustProxy: trustProxy(env.TRUST_PROXY),
+    signIn: signInSettings(env),
   };
 }

@@ -3,8 +3,8 @@ import { AuthModule } from '../auth/auth.module.js';
 import { ConsentController } from './consent/consent.controller.js';
 import { LoginController } from './login/login.controller.js';
 import { DeviceCookies } from './login/device-cookie.js';
-import { LoginThrottle } from './login/login-throttle.js';
+import { SignInLimits } from './login/sign-in-limits.js';
 
 /** The traffic plane: browser login and consent so far; proxy, permissions and native API come later. */
-@Module({ imports: [AuthModule], controllers: [LoginController, ConsentController], providers: [LoginThrottle, DeviceCookies] })
+@Module({ imports: [AuthModule], controllers: [LoginController, ConsentController], providers: [SignInLimits, DeviceCookies] })
 export class EdgeModule {}

@@ -8,6 +8,7 @@ import { ALICE_PASSWORD, BOOTSTRAP_YAML, extraTenant, REDIRECT, type TestServer,
 import { sha256 } from '../../src/infrastructure/crypto/hashing.js';
 import { EVENT_STORE, type EventStore, StoreUnavailableError } from '../../src/infrastructure/event-store/event-store.port.js';
 import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
+import { PasswordQueue } from '../../src/infrastructure/crypto/password-queue.js';
 
 let server: TestServer;
 let rp: RelyingParty;
@@ -33,7 +34,8 @@ const BOOTSTRAP = `${BOOTSTRAP_YAML}${extraTenant('brief', { session_max_age: SE
         scope: "openid"`,
 )}
 `;
-const contract = endToEnd((s) => ({ server, rp } = s), BOOTSTRAP);
+// Every sign-in here comes from 127.0.0.1: the per-address limit would soon hold them all up.
+const contract = endToEnd((s) => ({ server, rp } = s), BOOTSTRAP, { env: { SIGNIN_ADDRESS_FAILURES: '10000' } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The events of `stream` the requests `ids` caused, in their order, once all are there (a failed sign-in is recorded once answered). */
@@ -733,6 +735,8 @@ describe('the login form', () => {
   it('slows password guessing: after five failures for a username, each next attempt waits (429, Retry-After), known user or not', async () => {
     // A success clears what earlier tests left of bob's count.
     await rp.tokens({ username: 'bob', password: BOB_PASSWORD });
+    // Time moves only when the test says so: the waits below cannot pass while the machine is slow.
+    server.clock.freeze();
     const browser = rp.browser();
     const form = await loginPage(browser);
     const post = (username: string, password: string) => browser.post(form.action, { ...form.fields, username, password });
@@ -751,17 +755,19 @@ describe('the login form', () => {
     expect(guesses.map((r) => r.status).sort()).toEqual([400, 400, 400, 400, 400, 429, 429, 429]);
     // Once the wait is over the right password signs in, and the count starts again; parallel
     // sign-ins with the right password all pass (attempts take turns, none counts as failed early).
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    server.clock.advance(1000);
     expect((await post('bob', BOB_PASSWORD)).status).toBe(302);
     const parallel = await Promise.all(Array.from({ length: 8 }, () => rp.signIn(rp.browser(), { username: 'bob', password: BOB_PASSWORD })));
     expect(parallel.map((s) => s.res.status)).toEqual(Array(8).fill(302));
     const other = rp.browser();
     const again = await loginPage(other);
     expect((await other.post(again.action, { ...again.fields, username: 'bob', password: 'guess' })).status).toBe(400);
+    server.clock.release();
   });
 
   it("does not hold up a browser that signed in as the username before (device cookie), while others' guesses wait", async () => {
     // bob's own browser has signed in as bob before; it carries a device cookie for bob.
+    server.clock.freeze();
     const own = rp.browser();
     await rp.tokens({ username: 'bob', password: BOB_PASSWORD }, own);
     expect(own.cookie('device')).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
@@ -783,8 +789,26 @@ describe('the login form', () => {
     for (let i = 0; i < 5; i++) expect((await rp.signIn(own, { username: 'bob', password: 'guess', extra: { prompt: 'login' } })).res.status).toBe(400);
     expect((await rp.signIn(own, { username: 'bob', password: BOB_PASSWORD, extra: { prompt: 'login' } })).res.status).toBe(429);
     // Once the wait is over, bob signing in elsewhere clears the count for the tests after this one.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    server.clock.advance(16 * 60_000);
     await rp.tokens({ username: 'bob', password: BOB_PASSWORD });
+    server.clock.release();
+  });
+
+  it('checks passwords a few at a time: beyond the queue, a sign-in gets 429 with Retry-After at once, and nothing is counted', async () => {
+    const queue = server.app.get(PasswordQueue);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    // Every slot and every place in the queue taken by a hash that ends when the test says so.
+    const taken = Array.from({ length: queue.concurrency + queue.waiting }, () => queue.run(() => held));
+    const browser = rp.browser();
+    const form = await loginPage(browser);
+    const busy = await browser.post(form.action, { ...form.fields, username: 'alice', password: ALICE_PASSWORD });
+    expect(busy.status).toBe(429);
+    expect(busy.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    expect(errorText(await busy.text())).toMatch(/^Too many sign-ins at once\. Try again in [0-9]+ s\.$/);
+    release();
+    await Promise.all(taken);
+    expect((await browser.post(form.action, { ...form.fields, username: 'alice', password: ALICE_PASSWORD })).status).toBe(302);
   });
 
   it('keeps sign-ins started in two tabs of one browser both valid', async () => {

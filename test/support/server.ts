@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Clock } from '../../src/infrastructure/nest/clock.js';
 
 /** A confidential, first-party client used by most end-to-end tests. */
 export const WEB_SECRET = 'web-secret-0123456789-0123456789-abcdef';
@@ -101,8 +102,41 @@ ${Object.entries(settings).map(([k, v]) => `    ${k}: ${v}\n`).join('')}    clie
         password: "${ALICE_PASSWORD}"`;
 }
 
+/**
+ * The server's clock, under the test's control: it follows the wall clock until frozen, and
+ * moves only when told while frozen, so that a test of waits and windows does not depend on how
+ * fast the machine runs it.
+ */
+export class TestClock extends Clock {
+  private frozenAt?: number;
+  private offset = 0;
+
+  now(): Date {
+    return new Date(this.frozenAt ?? Date.now() + this.offset);
+  }
+
+  /** Stops time where it is. */
+  freeze(): void {
+    this.frozenAt ??= Date.now() + this.offset;
+  }
+
+  /** Moves time on by `ms` (frozen or not). */
+  advance(ms: number): void {
+    if (this.frozenAt !== undefined) this.frozenAt += ms;
+    else this.offset += ms;
+  }
+
+  /** Lets time run again from where it stands. */
+  release(): void {
+    if (this.frozenAt === undefined) return;
+    this.offset = this.frozenAt - Date.now();
+    this.frozenAt = undefined;
+  }
+}
+
 export interface TestServer {
   app: NestFastifyApplication;
+  clock: TestClock;
   baseUrl: string;
   dataDir: string;
   issuer(tenant?: string): string;
@@ -124,11 +158,12 @@ export async function freePort(): Promise<number> {
  * Starts the whole server in this process on a free port, with a fresh data directory and the
  * bootstrap above. `seed` may write into the data directory first (a log left by an older
  * version, say); `publicUrl` replaces the server's own address as PUBLIC_URL (an https one, as
- * behind a TLS-terminating proxy, while the tests still speak http to the server).
+ * behind a TLS-terminating proxy, while the tests still speak http to the server); `env` sets
+ * more environment variables (settings) for it.
  */
 export async function startTestServer(
   bootstrap = BOOTSTRAP_YAML,
-  options: { trustProxy?: string[]; seed?: (dataDir: string) => Promise<void>; publicUrl?: string } = {},
+  options: { trustProxy?: string[]; seed?: (dataDir: string) => Promise<void>; publicUrl?: string; env?: Record<string, string> } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'authserver-e2e-'));
   const file = join(dataDir, 'bootstrap.yaml');
@@ -136,11 +171,15 @@ export async function startTestServer(
   await options.seed?.(dataDir);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  Object.assign(process.env, { PORT: String(port), PUBLIC_URL: options.publicUrl ?? baseUrl, DATA_DIR: dataDir, BOOTSTRAP_FILE: file, LOG_LEVEL: 'error' });
+  Object.assign(process.env, { PORT: String(port), PUBLIC_URL: options.publicUrl ?? baseUrl, DATA_DIR: dataDir, BOOTSTRAP_FILE: file, LOG_LEVEL: 'error', ...options.env });
   const { startServer } = await import('../../src/server.js');
   const app = await startServer({ logLevel: 'error', logFormat: 'text', trustProxy: options.trustProxy ?? false });
+  // Every part of the server holds the one Clock instance: from here on it tells the test's time.
+  const clock = new TestClock();
+  app.get(Clock).now = () => clock.now();
   return {
     app,
+    clock,
     baseUrl,
     dataDir,
     issuer: (tenant = 'acme') => `${baseUrl}/${tenant}`,

@@ -12,13 +12,13 @@ function file(name: string, text: string): string {
 
 describe('bootstrap file', () => {
   it('reads YAML and JSON with defaults', () => {
-    const yaml = readBootstrapFile(file('a.yaml', 'tenants:\n  - id: acme\n    clients:\n      - client_id: spa\n        redirect_uris: ["http://127.0.0.1/cb"]\n'));
+    const yaml = readBootstrapFile(file('a.yaml', 'tenants:\n  - id: acme\n    clients:\n      - client_id: spa\n        redirect_uris: ["http://127.0.0.1/cb"]\n'), 8);
     expect(yaml[0]).toMatchObject({ id: 'acme', settings: { securityProfile: 'baseline', accessTokenTtl: 300, signingAlg: 'ES256', sessionMaxAge: 7 * 24 * 3600, sessionIdleTimeout: 3 * 24 * 3600 } });
-    expect(readBootstrapFile(file('b.yaml', 'tenants: [{ id: acme, session_max_age: 36000 }]'))[0].settings.sessionMaxAge).toBe(36000);
+    expect(readBootstrapFile(file('b.yaml', 'tenants: [{ id: acme, session_max_age: 36000 }]'), 8)[0].settings.sessionMaxAge).toBe(36000);
     expect(yaml[0].clients[0]).toMatchObject({ clientId: 'spa', tokenEndpointAuthMethod: 'none', grantTypes: ['authorization_code'], scope: ['openid'] });
     expect(yaml[0].clients[0].idTokenSignedResponseAlg).toBeUndefined();
-    const json = readBootstrapFile(file('a.json', JSON.stringify({ tenants: [{ id: 'x', users: [{ username: 'u', password: 'p', email_verified: true }] }] })));
-    expect(json[0].users[0]).toEqual({ username: 'u', password: 'p', claims: { email_verified: true } });
+    const json = readBootstrapFile(file('a.json', JSON.stringify({ tenants: [{ id: 'x', users: [{ username: 'u', password: 'a long passphrase', email_verified: true }] }] })), 8);
+    expect(json[0].users[0]).toEqual({ username: 'u', password: 'a long passphrase', claims: { email_verified: true } });
   });
 
   it.each([
@@ -32,12 +32,17 @@ describe('bootstrap file', () => {
     ['tenants: [{ id: acme, clients: [{ client_id: w, grant_types: [password] }] }]', 'tenants[0].clients[0].grant_types[0]: must be one of'],
     ['tenants: [{ id: acme, clients: [{ client_id: w, id_token_signed_response_alg: HS256 }] }]', 'tenants[0].clients[0].id_token_signed_response_alg: must be one of ES256, RS256, EdDSA'],
     ['tenants: {', 'is not valid YAML or JSON'],
+    ['tenants: [{ id: acme, users: [{ username: u, password: short }] }]', 'tenants[0].users[0].password: must be at least 8 characters'],
+    ['tenants: [{ id: acme, users: [{ username: u, password: u }, { username: w, password: Password123! }] }]', 'tenants[0].users[0].password: must be at least 8 characters'],
+    ['tenants: [{ id: acme, users: [{ username: bob, password: "a good one" }, { username: w, password: Password123! }] }]', 'tenants[0].users[1].password: is too common'],
+    ['tenants: [{ id: acme, users: [{ username: Marguerite, password: marguerite }] }]', 'tenants[0].users[0].password: must not be the username'],
+    ['tenants: [{ id: acme, users: [{ username: m, email: Marg@Example.com, password: marg@example.com }] }]', 'tenants[0].users[0].password: must not be the e-mail address'],
   ])('names the file, the path and the problem: %s', (text, message) => {
     const p = file('bad.yaml', text);
-    expect(() => readBootstrapFile(p)).toThrow(`${p}: ${message}`);
+    expect(() => readBootstrapFile(p, 8)).toThrow(`${p}: ${message}`);
   });
 
   it('says when the file cannot be read', () => {
-    expect(() => readBootstrapFile(join(dir, 'missing.yaml'))).toThrow(/missing\.yaml: cannot be read/);
+    expect(() => readBootstrapFile(join(dir, 'missing.yaml'), 8)).toThrow(/missing\.yaml: cannot be read/);
   });
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { MIN_CLIENT_SECRET_LENGTH } from '../commands/create-client.command.js';
+import { passwordProblem } from '../passwords/password-policy.js';
 import { parse as parseYaml } from 'yaml';
 import type { GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
 import { DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_AGE, SIGNING_ALGS, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
@@ -52,8 +53,8 @@ export const DEFAULT_TENANT_SETTINGS: Required<Omit<TenantSettings, 'operator'>>
 
 type Node = Record<string, unknown>;
 
-/** Reads and checks a YAML or JSON bootstrap file (JSON is YAML, so one parser reads both). */
-export function readBootstrapFile(file: string): BootstrapTenant[] {
+/** Reads and checks a YAML or JSON bootstrap file (JSON is YAML, so one parser reads both); every password must meet the policy. */
+export function readBootstrapFile(file: string, passwordMinLength: number): BootstrapTenant[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -66,14 +67,17 @@ export function readBootstrapFile(file: string): BootstrapTenant[] {
   } catch (e) {
     throw new BootstrapFileError(file, '', `is not valid YAML or JSON (${(e as Error).message.split('\n')[0]})`);
   }
-  const r = new Reader(file);
+  const r = new Reader(file, passwordMinLength);
   const root = r.object(doc, '');
   r.only(root, '', ['tenants']);
   return r.array(root.tenants ?? [], 'tenants').map((t, i) => r.tenant(t, `tenants[${i}]`));
 }
 
 class Reader {
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    private readonly passwordMinLength: number,
+  ) {}
 
   fail(path: string, problem: string): never {
     throw new BootstrapFileError(this.file, path, problem);
@@ -186,6 +190,10 @@ class Reader {
       if (s !== undefined) claims[k] = s;
     }
     if (n.email_verified !== undefined) claims.email_verified = this.bool(n.email_verified, `${path}.email_verified`, false);
-    return { username: this.string(n.username, `${path}.username`), password: this.string(n.password, `${path}.password`), claims };
+    const username = this.string(n.username, `${path}.username`);
+    const password = this.string(n.password, `${path}.password`);
+    const problem = passwordProblem(password, { username, email: claims.email }, this.passwordMinLength);
+    if (problem) this.fail(`${path}.password`, problem);
+    return { username, password, claims };
   }
 }

@@ -31,7 +31,7 @@ export class BootstrapService {
   async run(): Promise<void> {
     if (this.config.bootstrapFile) {
       const file = this.config.bootstrapFile;
-      const tenants = readBootstrapFile(file);
+      const tenants = readBootstrapFile(file, this.config.signIn.passwordMinLength);
       let created = 0;
       let existingUsers = 0;
       for (const [i, t] of tenants.entries()) {

@@ -4,7 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { streams } from '../../domain/shared/stream-names.js';
 import { userDecider } from '../../domain/user/user.decider.js';
 import type { UserClaims } from '../../domain/user/user.events.js';
+import { CONFIG, type Config } from '../../config.js';
+import { DomainError } from '../../domain/shared/domain-error.js';
 import { hashPassword } from '../../infrastructure/crypto/hashing.js';
+import { PasswordQueue } from '../../infrastructure/crypto/password-queue.js';
+import { passwordProblem } from '../passwords/password-policy.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { ProjectionRunner } from '../../infrastructure/read-store/projection-runner.js';
@@ -33,9 +37,13 @@ export class CreateUserHandler implements ICommandHandler<CreateUser, CommandRes
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(PasswordQueue) private readonly passwords: PasswordQueue,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   async execute(c: CreateUser): Promise<CommandResult & { userId: string }> {
+    const problem = passwordProblem(c.password, { username: c.username, email: c.claims.email }, this.config.signIn.passwordMinLength);
+    if (problem) throw new DomainError('invalid_value', `user ${c.username}: password ${problem}`);
     const ctx = { tenantId: c.tenantId, actor: c.actor, now: this.clock.now() };
     const reservation = streams.usernameReservation(c.tenantId, c.username);
     const existing = (await this.aggregates.load(reservation, userDecider)).state.reservedFor;
@@ -45,7 +53,8 @@ export class CreateUserHandler implements ICommandHandler<CreateUser, CommandRes
     // An existing user's password is not compared: that would cost a slow hash per user at every start.
     const user = (await this.aggregates.load(userStream, userDecider)).state.created;
     if (user) return { created: false, userId, unapplied: unappliedFields(c.claims, user.claims).map((k) => `claims.${k}`) };
-    const passwordHash = await hashPassword(c.password);
+    // The operator's own work: it waits for a hashing slot rather than being refused.
+    const passwordHash = await this.passwords.run(() => hashPassword(c.password), false);
     const { position } = await this.aggregates.execute(
       userStream,
       userDecider,

@@ -11,7 +11,8 @@ import { mintArtefact, newSessionId, SessionCommands, sessionIdFor } from '../..
 import { replacedJustNow, type SessionCommand } from '../../domain/session/session.decider.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import type { LoginFailed } from '../../domain/user/user.events.js';
-import { DUMMY_PASSWORD_HASH, sha256, verifyPassword } from '../../infrastructure/crypto/hashing.js';
+import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../infrastructure/crypto/hashing.js';
+import { PasswordQueue, PasswordQueueFull } from '../../infrastructure/crypto/password-queue.js';
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
@@ -19,12 +20,19 @@ import { Directory } from '../../shared/directory.js';
 import { FailureBudget } from '../../shared/failure-budget.js';
 import { escapeHtml, page } from '../../shared/html.js';
 import { DeviceCookies } from './device-cookie.js';
-import { LoginThrottle } from './login-throttle.js';
+import { type Refusal, SignInLimits } from './sign-in-limits.js';
 import { originOf } from '../../shared/request-origin.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 
 /** Failed sign-ins with unknown usernames recorded per tenant in each minute's window (per server); the next one recorded counts the others. */
 const UNKNOWN_USERNAMES_RECORDED_PER_MINUTE = 60;
+
+/** What a sign-in held up by each limit is told. */
+const REFUSALS: Record<Refusal['limit'], string> = {
+  username: 'Too many failed sign-ins with this username.',
+  address: 'Too many failed sign-ins from your network.',
+  tenant: 'Too many failed sign-ins here lately.',
+};
 
 /**
  * The tenant's sign-in page: a plain form (username, password) that works without
@@ -41,8 +49,9 @@ export class LoginController {
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(KeyEncryption) private readonly keys: KeyEncryption,
-    @Inject(LoginThrottle) private readonly throttle: LoginThrottle,
+    @Inject(SignInLimits) private readonly limits: SignInLimits,
     @Inject(DeviceCookies) private readonly devices: DeviceCookies,
+    @Inject(PasswordQueue) private readonly passwords: PasswordQueue,
   ) {}
 
   /** Failed sign-ins with usernames nobody has, recorded per tenant. */
@@ -64,26 +73,34 @@ export class LoginController {
     const params = formParams(req);
     const request = this.pending(tenantId, params.interaction, req.headers.cookie);
     const username = params.username ?? '';
-    // Usernames are matched without regard to case, and so are they counted; by a hash, so
-    // that the memory a count takes does not grow with what was typed. A browser that signed
-    // in as this username before is counted on its own, so guesses from elsewhere do not hold
-    // it up, until it has failed FREE_FAILURES times itself: then it counts like anyone (OWASP).
+    // A browser that signed in as this username before is counted on its own, so guesses from
+    // elsewhere do not hold it up, until it has failed as often itself (OWASP: device cookies).
     const millis = () => this.clock.now().getTime();
-    const lower = username.toLowerCase();
     const device = this.devices.recognise(tenantId, username, req.headers.cookie);
-    const deviceKey = device && sha256(JSON.stringify(['device', tenantId, lower, device]));
-    const counted = deviceKey && !this.throttle.exhausted(deviceKey, millis()) ? deviceKey : sha256(JSON.stringify(['username', tenantId, lower]));
-    const attempt = await this.throttle.attempt(counted, millis, async () => {
-      const user = username ? await this.directory.userByUsername(tenantId, username) : null;
-      // The password is checked against some hash whether or not the user exists: the same time either way.
-      const ok = await verifyPassword(params.password ?? '', user?.passwordHash ?? (await DUMMY_PASSWORD_HASH));
-      return { user, ok: ok && user !== null };
-    });
+    let attempt;
+    try {
+      // Refused before any lookup when no hash could run or wait now (and again, should the
+      // queue fill up while the limits are read).
+      const busy = this.passwords.refusal();
+      if (busy) throw busy;
+      attempt = await this.limits.attempt({ tenantId, username, device, address: origin.sourceIp }, millis, async () => {
+        const user = username ? await this.directory.userByUsername(tenantId, username) : null;
+        // The password is checked against some hash whether or not the user exists: the same time either way.
+        const ok = await this.passwords.run(async () => verifyPassword(params.password ?? '', user?.passwordHash ?? (await DUMMY_PASSWORD_HASH)));
+        return { user, ok: ok && user !== null };
+      });
+    } catch (e) {
+      if (!(e instanceof PasswordQueueFull)) throw e;
+      // Every hashing slot and queue place is taken: refused at once, not counted as a failure.
+      reply.header('retry-after', String(e.retryAfterSeconds));
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, `Too many sign-ins at once. Try again in ${e.retryAfterSeconds} s.`));
+      return;
+    }
     if ('wait' in attempt) {
       // Refused without looking at the password; the failures that led here are counted.
-      const seconds = Math.ceil(attempt.wait / 1000);
+      const seconds = Math.max(1, Math.ceil(attempt.wait / 1000));
       reply.header('retry-after', String(seconds));
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, `Too many failed sign-ins with this username. Try again in ${seconds} s.`));
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, `${REFUSALS[attempt.limit]} Try again in ${seconds} s.`));
       return;
     }
     const { user, ok } = attempt;
@@ -131,7 +148,7 @@ export class LoginController {
 
   /**
    * A failed sign-in, anonymous (nobody was authenticated), made on the sign-in page of the
-   * client: on the user's stream (each username's attempts are slowed by the throttle), or, for
+   * client: on the user's stream (each username's attempts are slowed by the sign-in limits), or, for
    * a username nobody has, on the tenant's within a budget, so that made-up usernames cannot
    * flood the log.
    */

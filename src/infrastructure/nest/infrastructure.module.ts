@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { allProjections } from '../../../projections/index.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
 import { CONFIG, type Config, loadConfig } from '../../config.js';
+import { ATTEMPT_COUNTERS, type AttemptCounters } from '../attempt-counters/attempt-counters.port.js';
+import { SqliteAttemptCounters } from '../attempt-counters/sqlite-attempt-counters.js';
 import { ClientSecrets } from '../crypto/client-secrets.js';
 import { KeyEncryption } from '../crypto/key-encryption.js';
+import { PasswordQueue } from '../crypto/password-queue.js';
 import { KeyRing } from '../crypto/key-ring.js';
 import { AggregateStore } from '../event-store/aggregate-store.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.port.js';
@@ -38,6 +41,15 @@ export async function createReadStore(config: Config): Promise<ReadStore> {
   return new SqliteReadStore(storeFile(config));
 }
 
+/** The shared store of attempt counters: MongoDB when read models go there (several servers), else the embedded file. */
+export async function createAttemptCounters(config: Config): Promise<AttemptCounters> {
+  if (config.mongodbUrl) {
+    const { MongoAttemptCounters } = await import('../attempt-counters/mongo-attempt-counters.js');
+    return new MongoAttemptCounters(config.mongodbUrl);
+  }
+  return new SqliteAttemptCounters(storeFile(config));
+}
+
 /** Views read on every request (tenants, clients, users) or right after they were written (sessions, tokens): served from memory. */
 const CACHED_VIEWS = ['tenants', 'clients', 'users', 'sessions', 'tokens'];
 
@@ -59,6 +71,8 @@ const CACHED_VIEWS = ['tenants', 'clients', 'users', 'sessions', 'tokens'];
       inject: [EVENT_STORE, READ_STORE],
       useFactory: (events: EventStore, reads: ReadStore) => new ProjectionRunner(events, reads, allProjections),
     },
+    { provide: ATTEMPT_COUNTERS, inject: [CONFIG], useFactory: createAttemptCounters },
+    { provide: PasswordQueue, inject: [CONFIG], useFactory: (config: Config) => new PasswordQueue(config.signIn.hashConcurrency, config.signIn.hashQueue) },
     { provide: KeyEncryption, inject: [CONFIG], useFactory: (config: Config) => KeyEncryption.load(config.keyEncryptionKey, config.dataDir) },
     { provide: ClientSecrets, inject: [KeyEncryption], useFactory: (keys: KeyEncryption) => new ClientSecrets(keys) },
     {
@@ -67,7 +81,7 @@ const CACHED_VIEWS = ['tenants', 'clients', 'users', 'sessions', 'tokens'];
       useFactory: (aggregates: AggregateStore, encryption: KeyEncryption, clock: Clock) => new KeyRing(aggregates, encryption, clock),
     },
   ],
-  exports: [CONFIG, Clock, EVENT_STORE, READ_STORE, AggregateStore, ProjectionRunner, KeyEncryption, ClientSecrets, KeyRing],
+  exports: [CONFIG, Clock, EVENT_STORE, READ_STORE, ATTEMPT_COUNTERS, PasswordQueue, AggregateStore, ProjectionRunner, KeyEncryption, ClientSecrets, KeyRing],
 })
 export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Storage');
@@ -76,6 +90,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     @Inject(CONFIG) private readonly config: Config,
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(ATTEMPT_COUNTERS) private readonly counters: AttemptCounters,
     private readonly runner: ProjectionRunner,
     @Inject(KeyRing) private readonly keyRing: KeyRing,
   ) {}
@@ -116,5 +131,6 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     await this.runner.stop();
     await this.events.close();
     await this.reads.close();
+    await this.counters.close();
   }
 }

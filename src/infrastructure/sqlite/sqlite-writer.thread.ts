@@ -21,6 +21,18 @@ export const EVENTS_SCHEMA = `
 
 export const VIEW_STATE_SCHEMA = 'CREATE TABLE IF NOT EXISTS view_state (view TEXT PRIMARY KEY, version INTEGER NOT NULL, position INTEGER NOT NULL)';
 
+/** Attempt counters (see AttemptCounters): times in epoch milliseconds; the index finds the expired ones to sweep. */
+export const COUNTERS_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS attempt_counters (key TEXT PRIMARY KEY, count INTEGER NOT NULL, last INTEGER NOT NULL, expires INTEGER NOT NULL);
+  CREATE INDEX IF NOT EXISTS attempt_counters_expires ON attempt_counters (expires)`;
+
+/** Counter hits and clears, as they cross to the writer. */
+export interface WriterCounters {
+  now: number;
+  hits: ReadonlyArray<{ key: string; ttlMs: number; sliding: boolean }>;
+  clears: readonly string[];
+}
+
 /** One append as it crosses to the writer; data and metadata as JSON text (a string crosses threads far cheaper than an object graph). */
 export interface WriterAppend {
   streamId: string;
@@ -50,6 +62,7 @@ export type WriterRequest =
   /** `views`: view commits that rode on the batch, committed after it and answered under their own id. */
   | { id: number; type: 'append'; appends: WriterAppend[]; views?: { id: number; commits: WriterViewCommit[] } }
   | { id: number; type: 'views'; commits: WriterViewCommit[] }
+  | ({ id: number; type: 'counters' } & WriterCounters)
   | { id: number; type: 'close' };
 
 /** Writer to main thread: the answer to request `id`. */
@@ -192,6 +205,22 @@ export function writerThread(): void {
     }
   }
 
+  // A hit adds one, or starts again from one once the counter has expired; a window keeps its
+  // expiry, a sliding counter moves it. Each hit also deletes a few expired counters, so
+  // the table holds little more than the live ones without a sweep of its own.
+  const hitCounter = db.prepare(`INSERT INTO attempt_counters (key, count, last, expires) VALUES (@key, 1, @now, @now + @ttl)
+    ON CONFLICT (key) DO UPDATE SET
+      count = CASE WHEN expires <= @now THEN 1 ELSE count + 1 END,
+      expires = CASE WHEN expires <= @now OR @sliding THEN @now + @ttl ELSE expires END,
+      last = @now`);
+  const clearCounter = db.prepare('DELETE FROM attempt_counters WHERE key = ?');
+  const sweepCounters = db.prepare('DELETE FROM attempt_counters WHERE key IN (SELECT key FROM attempt_counters WHERE expires <= ? LIMIT 100)');
+  const writeCounters = db.transaction((c: WriterCounters) => {
+    for (const h of c.hits) hitCounter.run({ key: h.key, now: c.now, ttl: h.ttlMs, sliding: h.sliding ? 1 : 0 });
+    for (const key of c.clears) clearCounter.run(key);
+    if (c.hits.length) sweepCounters.run(c.now);
+  });
+
   parentPort.on('message', (request: WriterRequest) => {
     const reply = (r: Omit<WriterResponse, 'id'>) => parentPort.postMessage({ id: request.id, ...r });
     switch (request.type) {
@@ -218,6 +247,18 @@ export function writerThread(): void {
       }
       case 'views':
         commitViewsAndReply(request.id, request.commits);
+        return;
+      case 'counters':
+        // Like views, counters need no fsync: losing the last few to a crash costs little.
+        relaxed.run();
+        try {
+          writeCounters.immediate(request);
+          reply({});
+        } catch (e) {
+          reply({ error: String((e as Error)?.message ?? e) });
+        } finally {
+          full.run();
+        }
         return;
     }
   });

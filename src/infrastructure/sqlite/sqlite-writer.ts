@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { lockStoreFile, SQLITE_DRIVER } from './open-database.js';
 import { merged } from '../../domain/shared/merged.js';
 import {
+  COUNTERS_SCHEMA,
   EVENTS_SCHEMA,
   VIEW_STATE_SCHEMA,
   type WriterData,
@@ -48,7 +49,7 @@ export class SqliteWriter {
     private readonly file: string,
     private readonly unlock: () => void,
   ) {
-    const data: WriterData = { file, schema: `${EVENTS_SCHEMA};\n${VIEW_STATE_SCHEMA};`, driver: SQLITE_DRIVER };
+    const data: WriterData = { file, schema: `${EVENTS_SCHEMA};\n${VIEW_STATE_SCHEMA};\n${COUNTERS_SCHEMA};`, driver: SQLITE_DRIVER };
     this.worker = new Worker(`(${writerThread.toString()})()`, { eval: true, workerData: data });
     this.worker.on('message', (r: WriterResponse) => {
       const p = this.pending.get(r.id);
