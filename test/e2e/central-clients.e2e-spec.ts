@@ -56,7 +56,7 @@ describe('admin API: who may call it', () => {
     const none = await call('GET', '/acme/configuration/clients', undefined);
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer');
-    expect(none.headers.get('content-type')).toBe('application/problem+json');
+    expect(none.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     const bad = await call('GET', '/acme/configuration/clients', 'not-a-token');
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
@@ -105,9 +105,8 @@ describe('admin API: clients', () => {
     expect(created.headers.get('location')).toBe(`${server.issuer('acme')}/configuration/clients/svc-1`);
     expect(created.headers.get('etag')).toBe('"0"');
     expect(created.body).toMatchObject({ client_id: 'svc-1', token_endpoint_auth_method: 'client_secret_basic', client_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
-    const as = await oauth.discoveryRequest(new URL(server.issuer('acme')), { algorithm: 'oidc' }).then((r) => oauth.processDiscoveryResponse(new URL(server.issuer('acme')), r));
-    const res = await oauth.clientCredentialsGrantRequest(as, { client_id: 'svc-1' }, oauth.ClientSecretBasic(created.body.client_secret), new URLSearchParams({ scope: 'orders:read' }), { [oauth.allowInsecureRequests]: true });
-    expect((await oauth.processClientCredentialsResponse(as, { client_id: 'svc-1' }, res)).scope).toBe('orders:read');
+    const res = await oauth.clientCredentialsGrantRequest(rp.as, { client_id: 'svc-1' }, oauth.ClientSecretBasic(created.body.client_secret), new URLSearchParams({ scope: 'orders:read' }), rp.options);
+    expect((await oauth.processClientCredentialsResponse(rp.as, { client_id: 'svc-1' }, res)).scope).toBe('orders:read');
     // Read back: no secret, no hash.
     const read = await call('GET', '/acme/configuration/clients/svc-1', t);
     expect(read.body).not.toHaveProperty('client_secret');
@@ -119,7 +118,7 @@ describe('admin API: clients', () => {
     const t = await token('acme');
     const res = await call('POST', '/acme/configuration/clients', t, { client_id: 'bad id', redirect_uris: ['ok', 7], colour: 'red' });
     expect(res.status).toBe(400);
-    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['client_id', 'colour', 'redirect_uris[1]']);
+    expect([...new Set(res.body.errors.map((e: { path: string }) => e.path))].sort()).toEqual(['client_id', 'colour', 'redirect_uris']);
     const domain = await call('POST', '/acme/configuration/clients', t, { client_id: 'js', redirect_uris: ['javascript:alert(1)'] });
     expect(domain.status).toBe(400);
     expect((await call('POST', '/acme/configuration/clients', t, '{"client_id": ')).status).toBe(400);
@@ -127,7 +126,8 @@ describe('admin API: clients', () => {
     expect((await call('POST', '/acme/configuration/clients', t, JSON.stringify({ client_name: 'x'.repeat(70_000) }))).status).toBe(413);
     expect((await call('POST', '/acme/configuration/clients', t, '{"__proto__": {"x": 1}}')).status).toBe(400);
     expect((await call('GET', '/acme/configuration/clients?limit=0', t)).status).toBe(400);
-    expect((await call('PUT', '/acme/configuration/clients', t)).status).toBe(405);
+    const put = await fetch(`${server.issuer('acme')}/configuration/clients`, { method: 'PUT', headers: { authorization: `Bearer ${t}` } });
+    expect([put.status, put.headers.get('allow'), put.headers.get('content-type')]).toEqual([405, 'GET, POST', expect.stringMatching(/^application\/problem\+json/)]);
   });
 
   it('pages through the list in the order of ids', async () => {

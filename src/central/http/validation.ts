@@ -15,7 +15,9 @@ function fieldErrors(errors: readonly ValidationError[], parent = ''): FieldErro
 }
 
 function invalid(errors: ValidationError[]): Problem {
-  return problems.badRequest('the request body is not valid', fieldErrors(errors));
+  const seen = new Set<string>();
+  const unique = fieldErrors(errors).filter((e) => !seen.has(`${e.path}\n${e.detail}`) && seen.add(`${e.path}\n${e.detail}`));
+  return problems.badRequest('the request body is not valid', unique);
 }
 
 /** The pipe of every admin body: unknown fields refused, each fault named by its path. */
