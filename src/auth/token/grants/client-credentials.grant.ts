@@ -28,7 +28,7 @@ export class ClientCredentialsGrant implements Grant {
     const requested = requestedScope(params);
     if (requested?.some((s) => !allowed.includes(s))) throw new InvalidScope('the requested scope is not allowed for this client');
     const scope = requested ?? allowed;
-    const { access: key } = await this.tokens.responseKeys(tenant);
+    const key = await this.tokens.accessKey(tenant);
     const { jti, audience, issuedAt, expiresAt, kid } = newAccessToken(request, key);
     const data: AccessTokenIssued['data'] = { tenantId: tenant.tenantId, grantType: 'client_credentials', jti, audience, issuedAt, expiresAt, kid, clientId: client.clientId, sub: client.clientId, scope };
     // Signed while the event is being made durable; answered only once both are done.
