@@ -42,7 +42,10 @@ export const ACCESS_TOKEN_TTL = 300;
 export const REFRESH_TOKEN_TTL = 14 * 24 * 3600;
 export const ID_TOKEN_TTL = 600;
 
-/** Our server's bootstrap file (YAML) for the tenant. */
+/**
+ * Our server's bootstrap file (YAML) for the tenant. The client registers ES256 for its ID
+ * tokens, as on the peer (peer-oidc-provider.ts); without it, ours would sign them RS256.
+ */
 export function bootstrapYaml(): string {
   return `tenants:
   - id: ${TENANT}
@@ -57,6 +60,7 @@ export function bootstrapYaml(): string {
         scope: "${FULL_SCOPE}"
         token_endpoint_auth_method: client_secret_basic
         first_party: true
+        id_token_signed_response_alg: ES256
     users:
       - username: ${USERNAME}
         password: "${PASSWORD}"

@@ -21,6 +21,7 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 const TOKEN_HEADERS = { ...JSON_HEADERS, 'cache-control': 'no-store', pragma: 'no-cache' };
 const HTML_HEADERS = { 'content-type': 'text/html; charset=utf-8' };
 const HTML = '<!doctype html><html><body>ok</body></html>';
+const PAGE_POLICY = "default-src 'self'; script-src 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'";
 
 /** Splits the concatenated JSON documents `redocly lint --format=json` prints (one per file). */
 function parseConcatenatedJson(text: string): unknown[] {
@@ -128,7 +129,7 @@ describe('expectResponseMatches accepts conforming responses', () => {
     ['userinfo', 'GET', '/userinfo', { status: 401, headers: { ...JSON_HEADERS, 'www-authenticate': 'Bearer error="invalid_token"' }, body: { error: 'invalid_token' } }],
     ['userinfo', 'GET', '/userinfo', { status: 403, headers: { ...JSON_HEADERS, 'www-authenticate': 'Bearer error="insufficient_scope"' }, body: { error: 'insufficient_scope' } }],
     ['logout', 'GET', '/logout', { status: 302, headers: { location: 'https://app.example/bye?state=s' } }],
-    ['logout', 'POST', '/logout', { status: 200, headers: HTML_HEADERS, body: HTML }],
+    ['logout', 'POST', '/logout', { status: 200, headers: { ...HTML_HEADERS, 'content-security-policy': PAGE_POLICY }, body: HTML }],
     ['logout', 'GET', '/logout', { status: 400, headers: HTML_HEADERS, body: HTML }],
     [
       'jwks',

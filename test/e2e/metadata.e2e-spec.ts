@@ -1,8 +1,9 @@
 import { endToEnd } from '../support/suite.js';
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
+import * as oidc from 'openid-client';
 import { decodeJwt, jsonOf, RelyingParty } from '../support/rp.js';
-import { type TestServer } from '../support/server.js';
+import { type TestServer, WEB_SECRET } from '../support/server.js';
 
 let server: TestServer;
 let rp: RelyingParty;
@@ -92,9 +93,29 @@ describe('discovery documents', () => {
     // Public clients cannot introspect (see introspect.e2e-spec.ts) but may revoke their own tokens (revoke.e2e-spec.ts).
     expect([...as.introspection_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_post']);
     expect([...as.revocation_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
-    // The tenant's own algorithm first; the others (RS256 among them, OpenID Connect Discovery §3) for clients that register them.
-    expect(as.id_token_signing_alg_values_supported).toEqual(['ES256', 'RS256', 'EdDSA']);
-    expect(decodeJwt((await rp.tokens({ scope: 'openid' })).id_token!).header.alg).toBe('ES256');
+    // RS256, the default of a client that registered none, first; then the others a client may register.
+    expect(as.id_token_signing_alg_values_supported).toEqual(['RS256', 'ES256', 'EdDSA']);
+    expect(decodeJwt((await rp.tokens({ scope: 'openid' })).id_token!).header.alg).toBe('RS256');
+  });
+
+  it('signs the ID tokens of a client that registered no id_token_signed_response_alg with RS256, which an RP expecting the default verifies', async () => {
+    // An RP configured without the metadata's algorithm list: openid-client (oauth4webapi)
+    // then accepts RS256 only (OpenID Connect Registration §2) and checks the signature
+    // against the JWKS.
+    const { id_token_signing_alg_values_supported: _listed, ...metadata } = rp.as;
+    const config = new oidc.Configuration(metadata, 'web', {}, oidc.ClientSecretBasic(WEB_SECRET));
+    oidc.allowInsecureRequests(config);
+    config[oidc.customFetch] = contract.fetch;
+    oidc.enableNonRepudiationChecks(config);
+    const s = await rp.signIn(rp.browser(), { scope: 'openid offline_access' });
+    const tokens = await oidc.authorizationCodeGrant(config, s.callback!, { pkceCodeVerifier: s.verifier, expectedState: s.state, expectedNonce: s.nonce, idTokenExpected: true });
+    expect(decodeJwt(tokens.id_token!).header.alg).toBe('RS256');
+    expect(tokens.claims()).toMatchObject({ iss: rp.issuer, aud: 'web', nonce: s.nonce });
+    // The access token keeps the tenant's algorithm.
+    expect(decodeJwt(tokens.access_token).header.alg).toBe('ES256');
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(decodeJwt(refreshed.id_token!).header.alg).toBe('RS256');
+    expect(refreshed.claims()).toMatchObject({ sub: tokens.claims()!.sub, aud: 'web' });
   });
 
   it("signs the ID tokens of a client that registered id_token_signed_response_alg with that algorithm, verifiably, and takes them back as id_token_hint", async () => {

@@ -49,8 +49,9 @@ export class MetadataController {
       response_modes_supported: ['query', 'form_post'],
       grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       subject_types_supported: ['public'],
-      // The tenant's algorithm, and any other a client registers (RS256 among them, as OpenID Connect Discovery §3 requires).
-      id_token_signing_alg_values_supported: [...new Set([tenant.signingAlg, ...SIGNING_ALGS])],
+      // RS256 first: what a client that registered no id_token_signed_response_alg gets
+      // (OpenID Connect Registration §2; Discovery §3 requires it listed); then any other a client registers.
+      id_token_signing_alg_values_supported: [...new Set(['RS256', ...SIGNING_ALGS])],
       token_endpoint_auth_methods_supported: [...clientAuth, 'none'],
       introspection_endpoint_auth_methods_supported: clientAuth,
       // A public client may revoke its own tokens with its client_id alone (RFC 7009 §5).

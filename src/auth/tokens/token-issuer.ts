@@ -36,11 +36,18 @@ export class TokenIssuer {
     @Inject(Directory) private readonly directory: Directory,
   ) {}
 
-  /** The tenant's current keys for access tokens and for this client's ID tokens. */
-  async responseKeys(tenant: TenantView, idTokenAlg?: SigningAlg): Promise<ResponseKeys> {
-    const alg = tenant.signingAlg as SigningAlg;
-    const access = await this.keys.signingKey(tenant.tenantId, alg);
-    return { access, id: !idTokenAlg || idTokenAlg === alg ? access : await this.keys.signingKey(tenant.tenantId, idTokenAlg) };
+  /** The tenant's current key for access tokens (its `signing_alg`). */
+  accessKey(tenant: TenantView): Promise<LoadedKey> {
+    return this.keys.signingKey(tenant.tenantId, tenant.signingAlg as SigningAlg);
+  }
+
+  /**
+   * The tenant's current keys for access tokens and for this client's ID tokens: the alg the
+   * client registered, else RS256 (OpenID Connect Registration §2, `id_token_signed_response_alg`).
+   */
+  async responseKeys(tenant: TenantView, idTokenAlg: SigningAlg = 'RS256'): Promise<ResponseKeys> {
+    const access = await this.accessKey(tenant);
+    return { access, id: idTokenAlg === access.alg ? access : await this.keys.signingKey(tenant.tenantId, idTokenAlg) };
   }
 
   /** The access token an `AccessTokenIssued` describes, signed with the key it names. */

@@ -1,7 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type KeyObject, sign, verify } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { SigningAlg } from '../../domain/tenant/tenant.events.js';
-import { P256_N, p256Nonces } from './p256-nonces.js';
 
 export type Jwk = Record<string, unknown> & { kty: string };
 
@@ -11,11 +10,10 @@ export interface KeyPairJwk {
 }
 
 /**
- * `inline`: signed on the calling thread (ES256: when no precomputed nonce is ready, see
- * p256-nonces.ts). An ES256 or Ed25519 signature takes 20 to 32 µs here,
- * less than handing it to libuv's thread pool and taking it back costs the request thread
- * (waking a pool thread is a futex call; on the client_credentials bench line that handoff
- * was 13% of the request thread). An RS256 signature takes about 200 µs and goes to the pool.
+ * `inline`: signed by OpenSSL on the calling thread. An ES256 or Ed25519 signature takes 20 to
+ * 32 µs here, less than handing it to libuv's thread pool and taking it back costs the request
+ * thread (waking a pool thread is a futex call). An RS256 signature takes about 200 µs and goes
+ * to the pool.
  */
 const SPECS: Record<SigningAlg, { hash: string | null; dsaEncoding?: 'ieee-p1363'; inline: boolean }> = {
   ES256: { hash: 'sha256', dsaEncoding: 'ieee-p1363', inline: true },
@@ -55,40 +53,36 @@ export function publicKeyFromJwk(jwk: Jwk): KeyObject {
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
+/** The order n of the P-256 group (SEC 2 §2.4.2), and n / 2. */
+const P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+const P256_HALF_N = P256_N >> 1n;
+
 /**
  * ECDSA signatures come in pairs: with (r, s), (r, n - s) verifies too. ES256 signatures are
  * made with s in the lower half, and a key flagged `lowS` accepts only those, so its tokens
  * have one spelling (as with the base64url of a signature, see decodeJwt) and a list keyed by
  * token string cannot be sidestepped by flipping s. Keys made before the flag accept both.
+ * These read and change only the public signature (r || s, 64 bytes); OpenSSL made it.
  */
-const bytes32 = (n: bigint) => Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
-const P256_ORDER = bytes32(P256_N);
-const P256_HALF_ORDER = bytes32(P256_N >> 1n);
+const sOf = (signature: Buffer) => BigInt(`0x${signature.toString('hex', 32, 64)}`);
+const isLowS = (signature: Buffer) => signature.length === 64 && sOf(signature) <= P256_HALF_N;
 
-/** `signature` (r || s, 64 bytes) with s moved into the lower half of the group order (s := n - s, in place). */
+/** `signature` with s replaced by n - s when s is in the upper half (in place). */
 function lowS(signature: Buffer): Buffer {
-  if (Buffer.compare(signature.subarray(32), P256_HALF_ORDER) <= 0) return signature;
-  let borrow = 0;
-  for (let i = 31; i >= 0; i--) {
-    const d = P256_ORDER[i] - signature[32 + i] - borrow;
-    borrow = d < 0 ? 1 : 0;
-    signature[32 + i] = d & 0xff;
-  }
+  const s = sOf(signature);
+  if (s > P256_HALF_N) signature.write((P256_N - s).toString(16).padStart(64, '0'), 32, 'hex');
   return signature;
 }
 
-/** Compact JWS (RFC 7515) over a JSON payload; see SPECS for which thread computes the signature. */
+/** Compact JWS (RFC 7515) over a JSON payload, signed by OpenSSL; see SPECS for which thread. */
 export async function signJwt(header: Record<string, unknown> & { alg: SigningAlg }, payload: Record<string, unknown>, key: KeyObject): Promise<string> {
   const input = `${b64(header)}.${b64(payload)}`;
-  if (header.alg === 'ES256') {
-    const fast = p256Nonces.sign(input, key);
-    if (fast) return `${input}.${fast}`;
-  }
+  const data = Buffer.from(input);
   const spec = SPECS[header.alg];
   const signingKey = spec.dsaEncoding ? { key, dsaEncoding: spec.dsaEncoding } : key;
   const signed = (signature: Buffer) => `${input}.${(header.alg === 'ES256' ? lowS(signature) : signature).toString('base64url')}`;
-  if (spec.inline) return signed(sign(spec.hash, Buffer.from(input), signingKey));
-  return new Promise((resolve, reject) => sign(spec.hash, Buffer.from(input), signingKey, (err, signature) => (err ? reject(err) : resolve(signed(signature)))));
+  if (spec.inline) return signed(sign(spec.hash, data, signingKey));
+  return new Promise((resolve, reject) => sign(spec.hash, data, signingKey, (err, signature) => (err ? reject(err) : resolve(signed(signature)))));
 }
 
 export interface DecodedJwt {
@@ -121,7 +115,7 @@ export function decodeJwt(token: string): (DecodedJwt & { input: string; signatu
  */
 export function signatureValid(decoded: NonNullable<ReturnType<typeof decodeJwt>>, key: KeyObject, alg: SigningAlg, lowS = false): Promise<boolean> {
   if (decoded.header.alg !== alg) return Promise.resolve(false);
-  if (lowS && alg === 'ES256' && (decoded.signature.length !== 64 || Buffer.compare(decoded.signature.subarray(32), P256_HALF_ORDER) > 0)) return Promise.resolve(false);
+  if (lowS && alg === 'ES256' && !isLowS(decoded.signature)) return Promise.resolve(false);
   const spec = SPECS[alg];
   return new Promise((resolve) =>
     verify(spec.hash, Buffer.from(decoded.input), spec.dsaEncoding ? { key, dsaEncoding: spec.dsaEncoding } : key, decoded.signature, (err, ok) => resolve(!err && ok)),

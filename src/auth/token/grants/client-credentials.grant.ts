@@ -28,18 +28,19 @@ export class ClientCredentialsGrant implements Grant {
     const requested = requestedScope(params);
     if (requested?.some((s) => !allowed.includes(s))) throw new InvalidScope('the requested scope is not allowed for this client');
     const scope = requested ?? allowed;
-    const { access: key } = await this.tokens.responseKeys(tenant);
+    const key = await this.tokens.accessKey(tenant);
     const { jti, audience, issuedAt, expiresAt, kid } = newAccessToken(request, key);
     const data: AccessTokenIssued['data'] = { tenantId: tenant.tenantId, grantType: 'client_credentials', jti, audience, issuedAt, expiresAt, kid, clientId: client.clientId, sub: client.clientId, scope };
-    // Signed while the event is being made durable; answered only once both are done.
-    const [accessToken] = await Promise.all([
-      this.tokens.accessToken(tenant, data, key),
+    // Signed while the event is being made durable (the append is handed to the writer
+    // first, as an ES256 signature is made on this thread); answered only once both are done.
+    const [, accessToken] = await Promise.all([
       this.aggregates.record(streams.clientTokens(tenant.tenantId, client.clientId), [{ type: 'AccessTokenIssued', data }], {
         tenantId: tenant.tenantId,
         actor: `client:${client.clientId}`,
         now: this.clock.now(),
         ...request.origin,
       }),
+      this.tokens.accessToken(tenant, data, key),
     ]);
     const response: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: tenant.accessTokenTtl };
     if (scope.length) response.scope = scope.join(' ');
