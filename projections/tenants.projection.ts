@@ -15,15 +15,20 @@ export interface TenantView {
   /** Its admin tokens act on every tenant. */
   operator: boolean;
   createdAt: string;
+  updatedAt: string;
+  /** The revision of the tenant's stream this document shows: its ETag in the admin API. */
+  revision: number;
 }
 
 export const tenantsProjection: Projection<TenantView> = {
   view: 'tenants',
-  version: 4,
-  eventTypes: ['TenantCreated'],
+  version: 5,
+  eventTypes: ['TenantCreated', 'TenantSettingsChanged'],
   indexes: [],
   documentId: (e) => e.data.tenantId,
-  apply(_doc, e) {
+  readsDocument: (e) => e.type === 'TenantSettingsChanged',
+  apply(doc, e) {
+    if (e.type === 'TenantSettingsChanged' && !doc) return null;
     const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge, sessionIdleTimeout, operator } = e.data;
     return {
       tenantId,
@@ -34,8 +39,10 @@ export const tenantsProjection: Projection<TenantView> = {
       refreshWithoutOfflineAccess,
       sessionMaxAge: sessionMaxAge ?? DEFAULT_SESSION_MAX_AGE,
       sessionIdleTimeout: sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
-      operator: operator === true,
-      createdAt: e.metadata.occurredAt,
+      operator: e.type === 'TenantCreated' ? operator === true : doc!.operator,
+      createdAt: e.type === 'TenantCreated' ? e.metadata.occurredAt : doc!.createdAt,
+      updatedAt: e.metadata.occurredAt,
+      revision: e.revision,
     };
   },
 };

@@ -12,13 +12,15 @@ import { CommandPath } from './command-path.js';
 import { CreateClientHandler } from './commands/create-client.command.js';
 import { CreateTenantHandler } from './commands/create-tenant.command.js';
 import { CreateUserHandler } from './commands/create-user.command.js';
+import { ChangeTenantSettingsHandler } from './tenants/tenant-commands.js';
+import { TenantSettingsController, TenantsController } from './tenants/tenants.controller.js';
 
-const commandHandlers = [CreateTenantHandler, CreateClientHandler, CreateUserHandler, UpdateClientHandler, RotateClientSecretHandler, DeleteClientHandler];
+const commandHandlers = [CreateTenantHandler, CreateClientHandler, CreateUserHandler, UpdateClientHandler, RotateClientSecretHandler, DeleteClientHandler, ChangeTenantSettingsHandler];
 
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
   imports: [CqrsModule, PassportModule, AuthModule],
-  controllers: [ClientsController],
+  controllers: [TenantsController, TenantSettingsController, ClientsController],
   providers: [...commandHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, BootstrapService],
   exports: [BootstrapService],
 })

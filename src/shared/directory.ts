@@ -18,6 +18,11 @@ export class Directory {
     return `${this.config.publicUrl}/${tenantId}`;
   }
 
+  /** PUBLIC_URL: where the routes outside tenants are (the operator's tenant management). */
+  base(): string {
+    return this.config.publicUrl;
+  }
+
   async tenant(tenantId: string): Promise<TenantView | null> {
     return this.reads.get<TenantView>('tenants', tenantId);
   }

@@ -1,55 +1,16 @@
 import * as oauth from 'oauth4webapi';
 import { endToEnd } from '../support/suite.js';
-import { BOOTSTRAP_YAML, extraTenant, REDIRECT, type TestServer } from '../support/server.js';
+import { REDIRECT, type TestServer } from '../support/server.js';
+import { ADMIN_BOOTSTRAP, adminCall, adminToken } from '../support/admin.js';
 import type { RelyingParty } from '../support/rp.js';
 import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
 
-const ADMIN_SECRET = 'admin-secret-0123456789-0123456789-abcdefgh';
-const adminClients = (scopes: string) => `
-      - client_id: admin
-        client_secret: "${ADMIN_SECRET}"
-        grant_types: [client_credentials]
-        scope: "${scopes}"
-      - client_id: reader
-        client_secret: "${ADMIN_SECRET}"
-        grant_types: [client_credentials]
-        scope: "central:read"`;
-
-/** acme and beta with an admin client each (all three scopes) and a reader (central:read); ops, the operator tenant. */
-const BOOTSTRAP = `${BOOTSTRAP_YAML.replace('    clients:\n', `    clients:${adminClients('central:read central:write central:audit')}\n`)}${extraTenant('beta', {}, adminClients('central:read central:write central:audit'))}
-  - id: ops
-    operator: true
-    clients:${adminClients('central:read central:write central:audit')}`;
-
 let server: TestServer;
 let rp: RelyingParty;
-const contract = endToEnd((s) => ({ server, rp } = s), BOOTSTRAP);
+const contract = endToEnd((s) => ({ server, rp } = s), ADMIN_BOOTSTRAP);
 
-/** A client_credentials token of `clientId` at `tenant` with `scope`. */
-async function token(tenant: string, scope = 'central:read central:write central:audit', clientId = 'admin'): Promise<string> {
-  const res = await fetch(`${server.issuer(tenant)}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${ADMIN_SECRET}`).toString('base64')}` },
-    body: new URLSearchParams({ grant_type: 'client_credentials', scope }),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
-
-async function call(method: string, path: string, bearer: string | undefined, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
-  const url = path.startsWith('/configuration/tenants') ? `${server.baseUrl}${path}` : `${server.issuer(path.split('/')[1])}${path.slice(path.indexOf('/', 1))}`;
-  const res = await contract.fetch(url, {
-    method,
-    headers: {
-      ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-      ...(body !== undefined ? { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' } : {}),
-      ...headers,
-    },
-    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
+const token = (tenant: string, scope?: string, clientId?: string) => adminToken(server, tenant, scope, clientId);
+const call = (method: string, path: string, bearer: string | undefined, body?: unknown, headers?: Record<string, string>) => adminCall(server, contract, method, path, bearer, body, headers);
 
 describe('admin API: who may call it', () => {
   it('answers 401 with a bare Bearer challenge without a token, and invalid_token for a bad one', async () => {

@@ -1,8 +1,18 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild, stopChild } from '../support/child-server.js';
 import { freePort } from '../support/server.js';
+
+const hasCurl = () => {
+  try {
+    execFileSync('curl', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** `npm start` on an empty store with no BOOTSTRAP_FILE: the demo tenant, its credentials and the curl hint. */
 it('creates the demo tenant on an empty store and prints how to try it', async () => {
@@ -25,6 +35,21 @@ it('creates the demo tenant on an empty store and prints how to try it', async (
     });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { token_type: string }).token_type).toBe('Bearer');
+    // The operator tenant's admin client lists every tenant, as the printed line does.
+    const adminToken = await fetch(`${base}/operator/token`, {
+      method: 'POST',
+      headers: { authorization: 'Basic ' + Buffer.from(`${demo.admin_client_id}:${demo.admin_client_secret}`).toString('base64'), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    }).then(async (r) => ((await r.json()) as { access_token: string; scope: string }));
+    expect(adminToken.scope).toBe('central:read central:write central:audit');
+    const tenants = (await (await fetch(`${base}/configuration/tenants`, { headers: { authorization: `Bearer ${adminToken.access_token}` } })).json()) as { items: Array<{ id: string }> };
+    expect(tenants.items.map((t) => t.id)).toEqual(['demo', 'operator']);
+    const line = server.output().split('\n').find((l) => l.includes('admin API (operator tenant): '));
+    expect(line).toContain(`curl -s -u operator-admin:${demo.admin_client_secret} -d grant_type=client_credentials ${base}/operator/token`);
+    if (hasCurl()) {
+      const printed = line!.slice(line!.indexOf('admin API (operator tenant): ') + 'admin API (operator tenant): '.length);
+      expect(JSON.parse(execFileSync('bash', ['-c', printed], { encoding: 'utf8' })).items).toHaveLength(2);
+    }
     const metadata = (await (await fetch(`${base}/demo/.well-known/openid-configuration`)).json()) as { issuer: string };
     expect(metadata.issuer).toBe(`${base}/demo`);
     // Hashes, sealed keys and the demo credentials: readable by the owner only.

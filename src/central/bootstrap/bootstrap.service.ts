@@ -1,3 +1,4 @@
+import { ADMIN_SCOPES } from '../../auth/scopes.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,10 +14,16 @@ import { type BootstrapTenant, BootstrapFileError, DEFAULT_TENANT_SETTINGS, read
 
 const ACTOR = 'system:bootstrap';
 
+
+/** The tenant and admin client a first start without a bootstrap file creates for the admin API. */
+const OPERATOR_TENANT = 'operator';
+const OPERATOR_CLIENT = 'operator-admin';
+
 /**
  * Applies BOOTSTRAP_FILE at start-up, idempotently: what exists already is left as it is
  * and appends nothing; a warning names the fields in which the file asks for something
- * else. With no file and an empty store, creates the `demo` tenant.
+ * else. With no file and an empty store, creates the `demo` tenant and the `operator` tenant
+ * with an admin client (client_credentials, every admin scope).
  */
 @Injectable()
 export class BootstrapService {
@@ -108,8 +115,39 @@ export class BootstrapService {
       'demo',
       'tenants[0]',
     );
-    // The client's secret is the server's (CreateClient generates one for a confidential client without).
-    writeFileSync(this.demoFile, JSON.stringify({ client_id: 'demo-client', client_secret: generated.get('demo-client'), username: 'demo', password }, null, 2), { mode: 0o600 });
+    // The operator tenant, whose admin client's tokens act on every tenant through the admin API.
+    const operator = await this.applyTenant(
+      {
+        id: OPERATOR_TENANT,
+        settings: { ...DEFAULT_TENANT_SETTINGS, operator: true },
+        clients: [
+          {
+            clientId: OPERATOR_CLIENT,
+            clientName: 'Operator admin client',
+            redirectUris: [],
+            postLogoutRedirectUris: [],
+            grantTypes: ['client_credentials'],
+            responseTypes: ['code'],
+            scope: [...ADMIN_SCOPES],
+            tokenEndpointAuthMethod: 'client_secret_basic',
+            firstParty: true,
+          },
+        ],
+        users: [],
+      },
+      'operator',
+      'tenants[1]',
+    );
+    // The clients' secrets are the server's (CreateClient generates one for a confidential client without).
+    const credentials = {
+      client_id: 'demo-client',
+      client_secret: generated.get('demo-client'),
+      username: 'demo',
+      password,
+      admin_client_id: OPERATOR_CLIENT,
+      admin_client_secret: operator.generated.get(OPERATOR_CLIENT),
+    };
+    writeFileSync(this.demoFile, JSON.stringify(credentials, null, 2), { mode: 0o600 });
   }
 
   /**
@@ -122,11 +160,15 @@ export class BootstrapService {
     const secret = justCreated ? demo.client_secret : '<client_secret>';
     const user = justCreated ? `user ${demo.username} / ${demo.password}` : `user ${demo.username}, password in the file`;
     const issuer = `${this.config.publicUrl}/demo`;
+    const adminSecret = justCreated ? demo.admin_client_secret : '<admin_client_secret>';
+    const tokenCall = `curl -s -u ${demo.admin_client_id}:${adminSecret} -d grant_type=client_credentials ${this.config.publicUrl}/${OPERATOR_TENANT}/token`;
+    const readToken = `node -pe 'JSON.parse(require(\"fs\").readFileSync(0)).access_token'`;
     this.logger.log(
       [
         `demo tenant: ${issuer}/.well-known/openid-configuration (credentials in ${this.demoFile}${justCreated ? ', printed only this once' : ''})`,
         `  try: curl -s -u ${demo.client_id}:${secret} -d grant_type=client_credentials ${issuer}/token`,
         `  browser: ${issuer}/authorize?response_type=code&client_id=${demo.client_id}&redirect_uri=http://127.0.0.1:9999/cb&scope=openid%20profile&code_challenge=<S256 of a verifier>&code_challenge_method=S256  (${user})`,
+        ...(demo.admin_client_id ? [`admin API (operator tenant): curl -s -H "Authorization: Bearer $(${tokenCall} | ${readToken})" ${this.config.publicUrl}/configuration/tenants`] : []),
       ].join('\n'),
     );
   }

@@ -14,7 +14,17 @@ export function validateTenantId(id: string): void {
   if (RESERVED_TENANT_IDS.has(id)) throw new DomainError('invalid_value', `tenant id "${id}" is reserved by a server route`);
 }
 
-export type TenantCommand = { kind: 'CreateTenant'; tenantId: string; settings: TenantSettings };
+export type TenantCommand =
+  | { kind: 'CreateTenant'; tenantId: string; settings: TenantSettings }
+  /** The tenant's settings as they are to be, whole; whether it is the operator tenant never changes here. */
+  | { kind: 'ChangeTenantSettings'; settings: Omit<TenantSettings, 'operator'> };
+
+function validateSettings(s: Omit<TenantSettings, 'operator'>): void {
+  if (!Number.isInteger(s.accessTokenTtl) || s.accessTokenTtl < 1) throw new DomainError('invalid_value', 'access_token_ttl must be a positive integer');
+  if (!Number.isInteger(s.refreshTokenTtl) || s.refreshTokenTtl < 1) throw new DomainError('invalid_value', 'refresh_token_ttl must be a positive integer');
+  if (s.sessionMaxAge !== undefined && (!Number.isInteger(s.sessionMaxAge) || s.sessionMaxAge < 1)) throw new DomainError('invalid_value', 'session_max_age must be a positive integer');
+  if (s.sessionIdleTimeout !== undefined && (!Number.isInteger(s.sessionIdleTimeout) || s.sessionIdleTimeout < 1)) throw new DomainError('invalid_value', 'session_idle_timeout must be a positive integer');
+}
 
 export type TenantState = { exists: false } | ({ exists: true; tenantId: string } & TenantSettings);
 
@@ -24,24 +34,26 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
     switch (command.kind) {
       case 'CreateTenant': {
         validateTenantId(command.tenantId);
-        const s = command.settings;
-        if (!Number.isInteger(s.accessTokenTtl) || s.accessTokenTtl < 1) throw new DomainError('invalid_value', 'access_token_ttl must be a positive integer');
-        if (!Number.isInteger(s.refreshTokenTtl) || s.refreshTokenTtl < 1) throw new DomainError('invalid_value', 'refresh_token_ttl must be a positive integer');
-        if (s.sessionMaxAge !== undefined && (!Number.isInteger(s.sessionMaxAge) || s.sessionMaxAge < 1)) throw new DomainError('invalid_value', 'session_max_age must be a positive integer');
-        if (s.sessionIdleTimeout !== undefined && (!Number.isInteger(s.sessionIdleTimeout) || s.sessionIdleTimeout < 1)) throw new DomainError('invalid_value', 'session_idle_timeout must be a positive integer');
+        validateSettings(command.settings);
         if (state.exists) return [];
-        return [{ type: 'TenantCreated', data: { tenantId: command.tenantId, ...s } }];
+        return [{ type: 'TenantCreated', data: { tenantId: command.tenantId, ...command.settings } }];
       }
+      case 'ChangeTenantSettings':
+        if (!state.exists) throw new DomainError('not_found', 'no such tenant');
+        validateSettings(command.settings);
+        return [{ type: 'TenantSettingsChanged', data: { tenantId: state.tenantId, ...command.settings } }];
       default:
-        return assertNever(command.kind);
+        return assertNever(command);
     }
   },
   evolve(state, event) {
     switch (event.type) {
       case 'TenantCreated':
         return { exists: true, ...event.data };
+      case 'TenantSettingsChanged':
+        return state.exists ? { exists: true, ...event.data, ...(state.operator ? { operator: true } : {}) } : state;
       default:
-        return assertNever(event.type);
+        return assertNever(event);
     }
   },
 };

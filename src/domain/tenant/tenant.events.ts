@@ -35,4 +35,6 @@ export const DEFAULT_SESSION_MAX_AGE = 7 * 24 * 3600;
 export const DEFAULT_SESSION_IDLE_TIMEOUT = 3 * 24 * 3600;
 
 export type TenantCreated = DomainEvent<'TenantCreated', { tenantId: string } & TenantSettings>;
-export type TenantEvent = TenantCreated;
+/** The tenant's settings as they are from now on, whole (the operator flag aside: it never changes). */
+export type TenantSettingsChanged = DomainEvent<'TenantSettingsChanged', { tenantId: string } & Omit<TenantSettings, 'operator'>>;
+export type TenantEvent = TenantCreated | TenantSettingsChanged;

@@ -1,0 +1,82 @@
+import { IsBoolean, IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import type { TenantView } from '../../../projections/tenants.projection.js';
+import { SIGNING_ALGS, type SecurityProfile, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
+import { DEFAULT_TENANT_SETTINGS } from '../bootstrap/bootstrap-file.js';
+
+const YEAR = 366 * 24 * 3600;
+
+/** A tenant's settings as the admin API takes them (the bootstrap file's names). */
+export class TenantSettingsDto {
+  @IsOptional()
+  @IsIn(['baseline', 'strict'])
+  security_profile?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(24 * 3600)
+  access_token_ttl?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(YEAR)
+  refresh_token_ttl?: number;
+
+  @IsOptional()
+  @IsIn(SIGNING_ALGS)
+  signing_alg?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  refresh_without_offline_access?: boolean;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(YEAR)
+  session_max_age?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(YEAR)
+  session_idle_timeout?: number;
+}
+
+/** A new tenant: its id and settings. */
+export class TenantDto extends TenantSettingsDto {
+  @Matches(/^[a-z0-9][a-z0-9-]{0,62}$/, { message: 'id must be lower-case letters, digits and dashes, 1-63 characters, not starting with a dash' })
+  id!: string;
+}
+
+/** Settings as the domain has them, with the defaults of a new tenant for what the DTO leaves out. */
+export function settingsOf(dto: TenantSettingsDto): Omit<TenantSettings, 'operator'> {
+  const d = DEFAULT_TENANT_SETTINGS;
+  return {
+    securityProfile: (dto.security_profile ?? d.securityProfile) as SecurityProfile,
+    accessTokenTtl: dto.access_token_ttl ?? d.accessTokenTtl,
+    refreshTokenTtl: dto.refresh_token_ttl ?? d.refreshTokenTtl,
+    signingAlg: (dto.signing_alg ?? d.signingAlg) as SigningAlg,
+    refreshWithoutOfflineAccess: dto.refresh_without_offline_access ?? d.refreshWithoutOfflineAccess,
+    sessionMaxAge: dto.session_max_age ?? d.sessionMaxAge,
+    sessionIdleTimeout: dto.session_idle_timeout ?? d.sessionIdleTimeout,
+  };
+}
+
+/** The settings of a tenant as the admin API shows them. */
+export function settingsRepresentation(t: TenantView): Record<string, unknown> {
+  return {
+    security_profile: t.securityProfile,
+    access_token_ttl: t.accessTokenTtl,
+    refresh_token_ttl: t.refreshTokenTtl,
+    signing_alg: t.signingAlg,
+    refresh_without_offline_access: t.refreshWithoutOfflineAccess,
+    session_max_age: t.sessionMaxAge,
+    session_idle_timeout: t.sessionIdleTimeout,
+  };
+}
+
+export function tenantRepresentation(t: TenantView): Record<string, unknown> {
+  return { id: t.tenantId, ...settingsRepresentation(t), operator: t.operator, created_at: t.createdAt, updated_at: t.updatedAt ?? t.createdAt };
+}
