@@ -14,6 +14,8 @@ export interface TenantView {
   sessionIdleTimeout: number;
   /** Its admin tokens act on every tenant. */
   operator: boolean;
+  /** Seconds between automatic key rotations; absent: none. */
+  keyRotationPeriod?: number;
   createdAt: string;
   updatedAt: string;
   /** The revision of the tenant's stream this document shows: its ETag in the admin API. */
@@ -22,14 +24,14 @@ export interface TenantView {
 
 export const tenantsProjection: Projection<TenantView> = {
   view: 'tenants',
-  version: 5,
+  version: 6,
   eventTypes: ['TenantCreated', 'TenantSettingsChanged'],
   indexes: [],
   documentId: (e) => e.data.tenantId,
   readsDocument: (e) => e.type === 'TenantSettingsChanged',
   apply(doc, e) {
     if (e.type === 'TenantSettingsChanged' && !doc) return null;
-    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge, sessionIdleTimeout, operator } = e.data;
+    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge, sessionIdleTimeout, operator, keyRotationPeriod } = e.data;
     return {
       tenantId,
       securityProfile,
@@ -40,6 +42,7 @@ export const tenantsProjection: Projection<TenantView> = {
       sessionMaxAge: sessionMaxAge ?? DEFAULT_SESSION_MAX_AGE,
       sessionIdleTimeout: sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
       operator: e.type === 'TenantCreated' ? operator === true : doc!.operator,
+      ...(keyRotationPeriod !== undefined ? { keyRotationPeriod } : {}),
       createdAt: e.type === 'TenantCreated' ? e.metadata.occurredAt : doc!.createdAt,
       updatedAt: e.metadata.occurredAt,
       revision: e.revision,

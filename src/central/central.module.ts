@@ -14,14 +14,16 @@ import { CreateTenantHandler } from './commands/create-tenant.command.js';
 import { CreateUserHandler } from './commands/create-user.command.js';
 import { ChangeTenantSettingsHandler } from './tenants/tenant-commands.js';
 import { TenantSettingsController, TenantsController } from './tenants/tenants.controller.js';
+import { JwksAdminController } from './jwks/jwks-admin.controller.js';
+import { KeyRotation } from './jwks/key-rotation.js';
 
 const commandHandlers = [CreateTenantHandler, CreateClientHandler, CreateUserHandler, UpdateClientHandler, RotateClientSecretHandler, DeleteClientHandler, ChangeTenantSettingsHandler];
 
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
   imports: [CqrsModule, PassportModule, AuthModule],
-  controllers: [TenantsController, TenantSettingsController, ClientsController],
-  providers: [...commandHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, BootstrapService],
+  controllers: [TenantsController, TenantSettingsController, ClientsController, JwksAdminController],
+  providers: [...commandHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService],
   exports: [BootstrapService],
 })
 export class CentralModule {}

@@ -42,6 +42,12 @@ export class TenantSettingsDto {
   @Min(1)
   @Max(YEAR)
   session_idle_timeout?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(3600)
+  @Max(YEAR)
+  key_rotation_period?: number;
 }
 
 /** A new tenant: its id and settings. */
@@ -61,6 +67,7 @@ export function settingsOf(dto: TenantSettingsDto): Omit<TenantSettings, 'operat
     refreshWithoutOfflineAccess: dto.refresh_without_offline_access ?? d.refreshWithoutOfflineAccess,
     sessionMaxAge: dto.session_max_age ?? d.sessionMaxAge,
     sessionIdleTimeout: dto.session_idle_timeout ?? d.sessionIdleTimeout,
+    ...(dto.key_rotation_period !== undefined ? { keyRotationPeriod: dto.key_rotation_period } : {}),
   };
 }
 
@@ -74,6 +81,7 @@ export function settingsRepresentation(t: TenantView): Record<string, unknown> {
     refresh_without_offline_access: t.refreshWithoutOfflineAccess,
     session_max_age: t.sessionMaxAge,
     session_idle_timeout: t.sessionIdleTimeout,
+    ...(t.keyRotationPeriod !== undefined ? { key_rotation_period: t.keyRotationPeriod } : {}),
   };
 }
 

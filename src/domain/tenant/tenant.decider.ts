@@ -24,6 +24,7 @@ function validateSettings(s: Omit<TenantSettings, 'operator'>): void {
   if (!Number.isInteger(s.refreshTokenTtl) || s.refreshTokenTtl < 1) throw new DomainError('invalid_value', 'refresh_token_ttl must be a positive integer');
   if (s.sessionMaxAge !== undefined && (!Number.isInteger(s.sessionMaxAge) || s.sessionMaxAge < 1)) throw new DomainError('invalid_value', 'session_max_age must be a positive integer');
   if (s.sessionIdleTimeout !== undefined && (!Number.isInteger(s.sessionIdleTimeout) || s.sessionIdleTimeout < 1)) throw new DomainError('invalid_value', 'session_idle_timeout must be a positive integer');
+  if (s.keyRotationPeriod !== undefined && (!Number.isInteger(s.keyRotationPeriod) || s.keyRotationPeriod < 3600)) throw new DomainError('invalid_value', 'key_rotation_period must be a whole number of seconds, at least 3600');
 }
 
 export type TenantState = { exists: false } | ({ exists: true; tenantId: string } & TenantSettings);

@@ -25,6 +25,8 @@ export interface TenantSettings {
    * DEFAULT_SESSION_IDLE_TIMEOUT.
    */
   sessionIdleTimeout?: number;
+  /** Seconds between automatic key rotations (a new key announced, then signing); absent: keys rotate only on request. */
+  keyRotationPeriod?: number;
   /** The operator tenant: its tokens with the admin scopes act on every tenant (see the admin API). */
   operator?: boolean;
 }
