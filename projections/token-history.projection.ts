@@ -8,6 +8,10 @@ import type { ProjectedEvent, Projection } from './projection.js';
  * `sessionId` and `sub`, so that the session's and the subject's histories list it once).
  * So does the client that presented another client's code or token (`CodeRefused`,
  * `RefreshRefused`, `RevocationRefused`): it holds a credential that leaked.
+ *
+ * A token's own history is two indexed reads: its events by `jti` (issue, revocation, refused
+ * revocations), and the ends of the grant its `jti` names by `endsGrant` (the `GrantRevoked`,
+ * or one entry per grant a `SessionRevoked` ended, with `endsGrant` alone among the keys).
  */
 export interface TokenHistoryEntry {
   tenantId: string;
@@ -18,6 +22,10 @@ export interface TokenHistoryEntry {
   sub?: string;
   clientId?: string;
   grantId?: string;
+  /** The access token the event concerns (issued, revoked, or refused revocation). */
+  jti?: string;
+  /** The grant whose tokens this event ended. */
+  endsGrant?: string;
   actor: string;
   correlationId: string;
   /** Where the request that caused the event came from (see EventMetadata). */
@@ -55,6 +63,15 @@ export const TOKEN_HISTORY_EVENTS = [
  */
 export const historyKey = (tenantId: string, position: number) => `${tenantId}/${String(position).padStart(20, '0')}`;
 
+/**
+ * The id of a grant's entry of a `SessionRevoked` (`#` sorts before the `/` of a client's entry
+ * and before any digit, so every entry of a position sorts before the next position's).
+ */
+const grantEndKey = (key: string, grantId: string) => `${key}#${grantId}`;
+
+/** The grants a `SessionRevoked` ended (those it kept live on). */
+const endedGrants = (e: ProjectedEvent): Array<{ grantId: string; clientId: string }> => (e.type === 'SessionRevoked' ? (e.data.grants ?? []) : []);
+
 /** A code or token presented by another client than its own, refused. */
 const REFUSALS = ['CodeRefused', 'RefreshRefused', 'RevocationRefused'];
 
@@ -74,13 +91,19 @@ function otherClients(e: ProjectedEvent): string[] {
 
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 10,
+  version: 11,
   eventTypes: TOKEN_HISTORY_EVENTS,
-  indexes: [{ fields: ['tenantId', 'sessionId'] }, { fields: ['tenantId', 'sub'] }, { fields: ['tenantId', 'clientId'] }],
+  indexes: [
+    { fields: ['tenantId', 'sessionId'] },
+    { fields: ['tenantId', 'sub'] },
+    { fields: ['tenantId', 'clientId'] },
+    { fields: ['tenantId', 'jti'] },
+    { fields: ['tenantId', 'endsGrant'] },
+  ],
   documentId(e) {
     const key = historyKey(e.data.tenantId, e.position);
-    const others = otherClients(e);
-    return others.length ? [key, ...others.map((clientId) => `${key}/${clientId}`)] : key;
+    const others = [...otherClients(e).map((clientId) => `${key}/${clientId}`), ...endedGrants(e).map((g) => grantEndKey(key, g.grantId))];
+    return others.length ? [key, ...others] : key;
   },
   readsDocument: () => false,
   apply(_doc, e, id) {
@@ -92,6 +115,15 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
     if (m.userAgent) meta.userAgent = m.userAgent;
     meta.occurredAt = m.occurredAt;
     const key = historyKey(d.tenantId, e.position);
+    if (id.startsWith(`${key}#`)) {
+      // The grant's end, found by the grant alone: who ended it only when that was its client
+      // or the session's user, as in a client's entry below.
+      const grant = endedGrants(e).find((g) => grantEndKey(key, g.grantId) === id)!;
+      const { sourceIp: _ip, userAgent: _agent, actor, ...anonymous } = meta;
+      const { grants: _grants, requestedBy, kept: _kept, ...rest } = d as { grants?: unknown; requestedBy?: string; kept?: unknown };
+      const own = { ...rest, grants: [grant], ...(requestedBy === grant.clientId ? { requestedBy } : {}) };
+      return { ...anonymous, actor: actor === `client:${grant.clientId}` || actor === `user:${d.userId}` ? actor : 'another party', endsGrant: grant.grantId, data: own };
+    }
     if (id !== key) {
       const clientId = id.slice(key.length + 1);
       // A session's end, in the history of a client it concerns, names that client's grants
@@ -115,6 +147,8 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
     if (sub) entry.sub = sub;
     if (d.clientId) entry.clientId = d.clientId;
     if (d.grantId) entry.grantId = d.grantId;
+    if (d.jti) entry.jti = d.jti;
+    if (e.type === 'GrantRevoked') entry.endsGrant = d.grantId;
     entry.data = d;
     return entry;
   },

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { PassportModule } from '@nestjs/passport';
 import { AuthModule } from '../auth/auth.module.js';
+import { AuditEventsController } from './audit/audit-events.controller.js';
+import { TokenHistoriesController } from './audit/token-histories.controller.js';
 import { AdminBearerStrategy } from './auth/admin-bearer.strategy.js';
 import { AdminGuard } from './auth/admin.guard.js';
 import { AdminTokens } from './auth/admin-tokens.js';
@@ -22,7 +24,7 @@ const commandHandlers = [CreateTenantHandler, CreateClientHandler, CreateUserHan
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
   imports: [CqrsModule, PassportModule, AuthModule],
-  controllers: [TenantsController, TenantSettingsController, ClientsController, JwksAdminController],
+  controllers: [TenantsController, TenantSettingsController, ClientsController, JwksAdminController, AuditEventsController, TokenHistoriesController],
   providers: [...commandHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService],
   exports: [BootstrapService],
 })

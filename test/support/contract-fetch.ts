@@ -42,7 +42,8 @@ export class ContractFetch {
     if (!group) return;
     const text = await res.text();
     let body: unknown = text;
-    if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
+    // JSON and +json bodies are parsed; others (application/x-ndjson too) are checked as text.
+    if (/^application\/(?:[^;]*\+)?json\s*(?:;|$)/i.test(res.headers.get('content-type') ?? '') && text) body = JSON.parse(text);
     const problems = validateResponse(group, method, rel, { status: res.status, headers: res.headers, body });
     this.checked++;
     for (const p of problems) this.violations.push(`${method} ${rel} ${res.status}: ${p}`);

@@ -1,5 +1,5 @@
 import { fold } from '../shared/decider.js';
-import type { SigningKeyGenerated } from './signing-key.events.js';
+import type { SigningKeyEvent, SigningKeyGenerated } from './signing-key.events.js';
 import { keyStatuses, RETIRE_AFTER_SECONDS, signingKeyDecider } from './signing-key.decider.js';
 
 const key = (kid: string, alg: 'ES256' | 'RS256', createdAt: number, activatesAt?: number): SigningKeyGenerated => ({
@@ -19,12 +19,12 @@ describe('signing key lifecycle', () => {
   });
 
   it('records each step once, when due', () => {
-    const when = (now: number, events = [key('a', 'ES256', 1000), key('r', 'RS256', 1000), key('b', 'ES256', 5000, 5900)]) =>
+    const when = (now: number, events: SigningKeyEvent[] = [key('a', 'ES256', 1000), key('r', 'RS256', 1000), key('b', 'ES256', 5000, 5900)]) =>
       signingKeyDecider.decide({ kind: 'RecordKeySteps', tenantId: 't', now }, fold(signingKeyDecider, events));
     expect(when(5000)).toEqual([]);
     const activated = when(6000);
     expect(activated).toEqual([{ type: 'SigningKeyActivated', data: { tenantId: 't', kid: 'b', alg: 'ES256', at: 5900, replaced: 'a' } }]);
-    const base = [key('a', 'ES256', 1000), key('r', 'RS256', 1000), key('b', 'ES256', 5000, 5900)];
+    const base: SigningKeyEvent[] = [key('a', 'ES256', 1000), key('r', 'RS256', 1000), key('b', 'ES256', 5000, 5900)];
     expect(when(6000, [...base, ...activated])).toEqual([]);
     const later = when(5900 + RETIRE_AFTER_SECONDS, [...base, ...activated]);
     expect(later).toEqual([{ type: 'SigningKeyRetired', data: { tenantId: 't', kid: 'a', alg: 'ES256', at: 5900 + RETIRE_AFTER_SECONDS } }]);

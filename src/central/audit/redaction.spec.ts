@@ -1,0 +1,20 @@
+import { redacted, WITHHELD } from './redaction.js';
+
+describe('audit redaction', () => {
+  it('withholds password hashes, sealed private keys and secret digests, and leaves the rest as recorded', () => {
+    const user = { tenantId: 't', userId: 'u', username: 'alice', passwordHash: 'scrypt$...', claims: { email: 'a@example.com' } };
+    expect(redacted(user)).toEqual({ ...user, passwordHash: WITHHELD });
+    const key = { tenantId: 't', kid: 'k', alg: 'ES256', publicJwk: { kty: 'EC' }, encryptedPrivateKey: 'sealed' };
+    expect(redacted(key)).toEqual({ ...key, encryptedPrivateKey: WITHHELD });
+    const client = { clientId: 'web', secretDigest: { scheme: 'hmac-sha256', hash: 'abc' }, redirectUris: ['https://x/cb'] };
+    expect(redacted(client)).toEqual({ ...client, secretDigest: { scheme: 'hmac-sha256', hash: WITHHELD } });
+    const rotated = { refreshHash: 'sha256:x', fromHash: 'sha256:a', toHash: 'sha256:b', codeHash: 'sha256:c', cookieHash: 'sha256:d' };
+    expect(redacted(rotated)).toEqual(rotated);
+  });
+
+  it('finds the fields at any depth and does not change its input', () => {
+    const nested = { a: [{ passwordHash: 'h' }], b: { c: { encryptedPrivateKey: 'k' } } };
+    expect(redacted(nested)).toEqual({ a: [{ passwordHash: WITHHELD }], b: { c: { encryptedPrivateKey: WITHHELD } } });
+    expect(nested.a[0].passwordHash).toBe('h');
+  });
+});
