@@ -12,14 +12,17 @@ import { CommandPath } from './command-path.js';
 import { CreateClientHandler } from './commands/create-client.command.js';
 import { CreateTenantHandler } from './commands/create-tenant.command.js';
 import { CreateUserHandler } from './commands/create-user.command.js';
+import { DeleteUserHandler, EditUserHandler } from './users/user-commands.js';
+import { UsersController } from './users/users.controller.js';
 
 const commandHandlers = [CreateTenantHandler, CreateClientHandler, CreateUserHandler, UpdateClientHandler, RotateClientSecretHandler, DeleteClientHandler];
+const userCommandHandlers = [EditUserHandler, DeleteUserHandler];
 
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
   imports: [CqrsModule, PassportModule, AuthModule],
-  controllers: [ClientsController],
-  providers: [...commandHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, BootstrapService],
+  controllers: [ClientsController, UsersController],
+  providers: [...commandHandlers, ...userCommandHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, BootstrapService],
   exports: [BootstrapService],
 })
 export class CentralModule {}
