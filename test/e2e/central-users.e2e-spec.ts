@@ -201,7 +201,7 @@ describe('admin API: a disabled or deleted user', () => {
     expect(await signInStatus('ivan')).toBe(302);
   });
 
-  it("refuses the refresh token of an offline grant kept past its session's end", async () => {
+  it("refuses the refresh token of an offline grant kept past its session's end, also once re-enabled", async () => {
     const { id } = await createUser('judy');
     const browser: Browser = rp.browser();
     const web = await rp.tokens({ username: 'judy', password: PASSWORD }, browser);
@@ -211,6 +211,9 @@ describe('admin API: a disabled or deleted user', () => {
     const kept = await rp.refresh('spa', spa.refresh_token!);
     await call('PATCH', `/acme/configuration/users/${id}`, { disabled: true });
     expect(await rp.active(kept.access_token)).toBe(false);
+    expect((await oauthError(rp.refresh('spa', kept.refresh_token!))).error).toBe('invalid_grant');
+    // Disabling ended the kept grant for good.
+    await call('PATCH', `/acme/configuration/users/${id}`, { disabled: false });
     expect((await oauthError(rp.refresh('spa', kept.refresh_token!))).error).toBe('invalid_grant');
   });
 

@@ -43,10 +43,12 @@ export class DeleteUser extends Command<void> {
 
 /**
  * Ends every live session of a user, for good (a later re-enabling brings none back): each is
- * revoked on its own stream with the reason `admin`, which ends all its grants, offline ones too.
+ * revoked on its own stream with the reason `admin`, which ends all its grants, offline ones too,
+ * and those an earlier logout kept past the session's end.
  */
 async function endSessionsOf(reads: ReadStore, sessions: SessionCommands, clock: Clock, by: CommandOrigin, userId: string): Promise<void> {
-  const live = await reads.find<SessionView>('sessions', { tenantId: by.tenantId, userId, revoked: false });
+  const all = await reads.find<SessionView>('sessions', { tenantId: by.tenantId, userId });
+  const live = all.filter((s) => !s.revoked || (s.keptGrants?.length ?? 0) > 0);
   for (const s of live) {
     await sessions.run(by.tenantId, s.sessionId, { kind: 'EndSession', reason: 'admin', now: clock.seconds() }, by.actor, by.origin ? { origin: by.origin } : {});
   }
