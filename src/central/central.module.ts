@@ -18,13 +18,25 @@ import { ChangeTenantSettingsHandler } from './tenants/tenant-commands.js';
 import { TenantSettingsController, TenantsController } from './tenants/tenants.controller.js';
 import { JwksAdminController } from './jwks/jwks-admin.controller.js';
 import { KeyRotation } from './jwks/key-rotation.js';
+import { DeleteUserHandler, EditUserHandler } from './users/user-commands.js';
+import { UsersController } from './users/users.controller.js';
 
-const commandHandlers = [CreateTenantHandler, CreateClientHandler, CreateUserHandler, UpdateClientHandler, RotateClientSecretHandler, DeleteClientHandler, ChangeTenantSettingsHandler];
+const commandHandlers = [
+  CreateTenantHandler,
+  ChangeTenantSettingsHandler,
+  CreateClientHandler,
+  UpdateClientHandler,
+  RotateClientSecretHandler,
+  DeleteClientHandler,
+  CreateUserHandler,
+  EditUserHandler,
+  DeleteUserHandler,
+];
 
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
   imports: [CqrsModule, PassportModule, AuthModule],
-  controllers: [TenantsController, TenantSettingsController, ClientsController, JwksAdminController, AuditEventsController, TokenHistoriesController],
+  controllers: [TenantsController, TenantSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController],
   providers: [...commandHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService],
   exports: [BootstrapService],
 })

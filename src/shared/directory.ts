@@ -42,6 +42,12 @@ export class Directory {
     return this.reads.get<UserView>('users', userKey(tenantId, userId));
   }
 
+  /** The user when it exists and is not disabled: whose tokens are honoured and who may sign in. */
+  async activeUser(tenantId: string, userId: string): Promise<UserView | null> {
+    const u = await this.user(tenantId, userId);
+    return u && !u.disabled ? u : null;
+  }
+
   async userByUsername(tenantId: string, username: string): Promise<UserView | null> {
     const [u] = await this.reads.find<UserView>('users', { tenantId, usernameKey: username.toLowerCase() }, { limit: 1 });
     return u ?? null;

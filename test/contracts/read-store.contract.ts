@@ -169,6 +169,24 @@ function readStoreContract(adapters: Adapters): void {
     expect(ids(await store.find('pages', { n: 1 }, { idPrefix: 't1/' }))).toEqual(['t1/b']);
   });
 
+  it('finds by a prefix of a field, after a value of it, under equality on the fields before it', async () => {
+    await store.prepareView('handles', 1, [{ fields: ['tenant', 'key'], unique: true }]);
+    const handles = [['t1', 'al'], ['t1', 'alice'], ['t1', 'alina'], ['t1', 'am'], ['t1', 'bob'], ['t2', 'alice'], ['t1', 'al\u00e9']];
+    await store.commit('handles', handles.map(([tenant, key], i) => write(`${tenant}/${i}`, { tenant, key, n: i }, i + 1)), handles.length);
+    const keys = async (prefix: string, o: { after?: string; limit?: number; descending?: boolean } = {}) =>
+      (await store.find<{ key: string }>('handles', { tenant: 't1' }, { fieldPrefix: { field: 'key', prefix, ...(o.after !== undefined ? { after: o.after } : {}) }, sortBy: 'key', descending: o.descending, limit: o.limit })).map((d) => d.key);
+    expect(await keys('al')).toEqual(['al', 'alice', 'alina', 'al\u00e9']);
+    expect(await keys('ali')).toEqual(['alice', 'alina']);
+    expect(await keys('al', { limit: 2 })).toEqual(['al', 'alice']);
+    expect(await keys('al', { after: 'alice', limit: 2 })).toEqual(['alina', 'al\u00e9']);
+    expect(await keys('al', { after: 'al\u00e9' })).toEqual([]);
+    expect(await keys('al', { after: 'a' })).toEqual(['al', 'alice', 'alina', 'al\u00e9']);
+    expect(await keys('', { after: 'am' })).toEqual(['bob']);
+    expect(await keys('al', { descending: true, limit: 1 })).toEqual(['al\u00e9']);
+    expect(await keys('z')).toEqual([]);
+    expect(ids(await store.find('handles', { tenant: 't2' }, { fieldPrefix: { field: 'key', prefix: 'a' } }))).toEqual(['t2/5']);
+  });
+
   it('sorts ascending or descending on fields, _id and _position, and limits', async () => {
     await seedPeople();
     expect(ids(await store.find('people', {}, { sortBy: 'age' }))).toEqual(['c', 'a', 'b']);

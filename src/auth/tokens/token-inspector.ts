@@ -19,7 +19,7 @@ export interface Inspection {
   active: boolean;
 }
 
-const VIEWS = ['tokens', 'sessions'] as const;
+const VIEWS = ['tokens', 'sessions', 'users'] as const;
 
 /**
  * Finds a presented token in the views and says whether it is active. Before it reads, it
@@ -74,6 +74,8 @@ export class TokenInspector {
     if (t.status !== 'active' || t.expiresAt <= this.clock.seconds()) return false;
     // A deleted client's tokens all end with it (its id is never registered again).
     if (!(await this.directory.client(t.tenantId, t.clientId))) return false;
+    // A deleted or disabled user's tokens end at once, whatever their sessions' state.
+    if (t.userId && !(await this.directory.activeUser(t.tenantId, t.userId))) return false;
     if (!t.sessionId) return true;
     const session = await this.reads.get<SessionView>('sessions', sessionKey(t.tenantId, t.sessionId));
     if (!session) return false;

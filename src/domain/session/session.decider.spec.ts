@@ -136,6 +136,13 @@ describe('session decider', () => {
     );
     const loggedOut = given(withOnline).after({ kind: 'EndSession', reason: 'logout', now: 150, requestedBy: 'web' });
 
+    it("ends the kept grants too when an admin ends the session afterwards (the user disabled or deleted), once", () => {
+      const ended = given(loggedOut).after({ kind: 'EndSession', reason: 'admin', now: 160 });
+      expect(ended.slice(loggedOut.length)).toEqual([{ type: 'GrantRevoked', data: { tenantId: 't', sessionId: 's', userId: 'u', grantId: 'g2', clientId: 'spa', reason: 'admin' } }]);
+      expect(errorCode(() => given(ended).when(rotate('s1', 's2', { clientId: 'spa' })))).toBe('refresh_invalid');
+      expect(given(ended).when({ kind: 'EndSession', reason: 'admin', now: 170 })).toEqual([]);
+    });
+
     it("ends the requesting client's grants and the online ones, and keeps the other clients' offline grants", () => {
       expect(loggedOut.at(-1)).toMatchObject({
         type: 'SessionRevoked',

@@ -594,7 +594,14 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         ];
       }
       case 'EndSession': {
-        if (!s.started || s.revoked) return [];
+        if (!s.started) return [];
+        if (s.revoked) {
+          // An admin's end (the user disabled or deleted) also ends the grants a logout kept.
+          if (c.reason !== 'admin') return [];
+          return liveGrants(s, c.now)
+            .filter((g) => s.keptGrants.includes(g.grantId))
+            .map((g) => ({ type: 'GrantRevoked' as const, data: { ...ids, grantId: g.grantId, clientId: g.clientId, reason: 'admin' as const } }));
+        }
         const grants = liveGrants(s, c.now);
         const kept = c.reason === 'logout' ? offlineGrantsOfOthers(s, grants, c.requestedBy, c.now) : [];
         const ended = kept.length ? grants.filter((g) => !kept.includes(g)) : grants;

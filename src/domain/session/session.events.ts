@@ -104,7 +104,7 @@ export type TokenRevoked = DomainEvent<
   { tenantId: string; sessionId?: string; userId?: string; grantId?: string; clientId: string; tokenType: 'access_token' | 'refresh_token'; jti?: string; refreshHash?: string; reason: string }
 >;
 /** Every token of the grant ends: its refresh token and the access tokens whose `jti` names the grant. */
-export type GrantRevoked = DomainEvent<'GrantRevoked', { tenantId: string; sessionId: string; userId: string; grantId: string; clientId: string; reason: 'code_replayed' | 'refresh_revoked' | 'refresh_replayed' }>;
+export type GrantRevoked = DomainEvent<'GrantRevoked', { tenantId: string; sessionId: string; userId: string; grantId: string; clientId: string; reason: 'code_replayed' | 'refresh_revoked' | 'refresh_replayed' | 'admin' }>;
 /**
  * Every token of the session ends. `grants` lists the grants that had not ended before, each
  * with its client: the applications a logout concerns, including those of codes not redeemed

@@ -21,3 +21,36 @@ describe('user decider', () => {
     expect(userDecider.decide({ kind: 'GrantConsent', clientId: 'third', scope: ['openid'] }, fold(userDecider, events))).toEqual([]);
   });
 });
+
+describe('user decider: admin changes', () => {
+  const given = (...more: UserEvent[]) => fold(userDecider, [created, ...more]);
+
+  it('records only what an edit changes, as one decision', () => {
+    expect(userDecider.decide({ kind: 'EditUser', claims: { email: 'alice@example.com' }, disabled: false }, given())).toEqual([]);
+    expect(userDecider.decide({ kind: 'EditUser', claims: { email: 'a@example.com', name: 'Alice' }, passwordHash: 'scrypt$new', disabled: true }, given())).toEqual([
+      { type: 'UserUpdated', data: { tenantId: 't', userId: 'u', claims: { email: 'a@example.com', name: 'Alice' } } },
+      { type: 'UserPasswordChanged', data: { tenantId: 't', userId: 'u', passwordHash: 'scrypt$new' } },
+      { type: 'UserDisabled', data: { tenantId: 't', userId: 'u' } },
+    ]);
+  });
+
+  it('folds the edits: new claims and hash, disabled then enabled again', () => {
+    const disabled = given({ type: 'UserUpdated', data: { tenantId: 't', userId: 'u', claims: { name: 'A' } } }, { type: 'UserPasswordChanged', data: { tenantId: 't', userId: 'u', passwordHash: 'h2' } }, { type: 'UserDisabled', data: { tenantId: 't', userId: 'u' } });
+    expect(disabled.created).toMatchObject({ claims: { name: 'A' }, passwordHash: 'h2' });
+    expect(disabled.disabled).toBe(true);
+    expect(userDecider.decide({ kind: 'EditUser', disabled: true }, disabled)).toEqual([]);
+    expect(userDecider.decide({ kind: 'EditUser', disabled: false }, disabled)).toEqual([{ type: 'UserEnabled', data: { tenantId: 't', userId: 'u' } }]);
+  });
+
+  it('deletes once; a deleted or never created user is not found for every later command', () => {
+    expect(userDecider.decide({ kind: 'DeleteUser' }, given())).toEqual([{ type: 'UserDeleted', data: { tenantId: 't', userId: 'u', username: 'alice' } }]);
+    const deleted = given({ type: 'UserDeleted', data: { tenantId: 't', userId: 'u', username: 'alice' } });
+    for (const state of [deleted, userDecider.initialState]) {
+      expect(() => userDecider.decide({ kind: 'DeleteUser' }, state)).toThrow('unknown user');
+      expect(() => userDecider.decide({ kind: 'EditUser', disabled: true }, state)).toThrow('unknown user');
+      expect(() => userDecider.decide({ kind: 'GrantConsent', clientId: 'c', scope: ['openid'] }, state)).toThrow('unknown user');
+    }
+    // The stream keeps its user: creating it again changes nothing (the username is not given twice).
+    expect(userDecider.decide({ kind: 'CreateUser', tenantId: 't', userId: 'u', username: 'alice', passwordHash: 'h', claims: {}, now: '2026-01-02T00:00:00.000Z' }, deleted)).toEqual([]);
+  });
+});

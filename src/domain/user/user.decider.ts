@@ -7,6 +7,9 @@ const USERNAME = /^[^\s]{1,256}$/;
 export type UserCommand =
   | { kind: 'ReserveUsername'; tenantId: string; username: string; userId: string }
   | { kind: 'CreateUser'; tenantId: string; userId: string; username: string; passwordHash: string; claims: UserClaims; now: string }
+  /** An admin's edit, applied as one change: the whole claims set, a new password hash, enabled or disabled; what is left out stays. */
+  | { kind: 'EditUser'; claims?: UserClaims; passwordHash?: string; disabled?: boolean }
+  | { kind: 'DeleteUser' }
   | { kind: 'GrantConsent'; clientId: string; scope: string[]; sessionId?: string }
   | { kind: 'DenyConsent'; clientId: string; scope: string[]; sessionId: string };
 
@@ -16,12 +19,25 @@ export interface UserState {
   created?: { userId: string; username: string; passwordHash: string; claims: UserClaims; createdAt: string };
   /** Scopes each client was allowed, by client id. */
   consents: Record<string, string[]>;
+  disabled?: boolean;
+  deleted?: boolean;
 }
 
 /** True when the user already allowed the client every one of these scopes. */
 export function hasConsent(state: UserState, clientId: string, scope: readonly string[]): boolean {
   const granted = state.consents[clientId] ?? [];
   return scope.every((s) => granted.includes(s));
+}
+
+/** The user as it stands, or not_found when it was never created or has been deleted. */
+function existing(state: UserState): { created: NonNullable<UserState['created']>; tenantId: string } {
+  if (!state.created || !state.tenantId || state.deleted) throw new DomainError('not_found', 'unknown user');
+  return { created: state.created, tenantId: state.tenantId };
+}
+
+function sameClaims(a: UserClaims, b: UserClaims): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as (keyof UserClaims)[]);
+  return [...keys].every((k) => a[k] === b[k]);
 }
 
 /** One decider serves both streams of a user: the username reservation and the user itself. */
@@ -49,15 +65,29 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
             },
           },
         ];
-      case 'DenyConsent':
-        if (!state.created || !state.tenantId) throw new DomainError('not_found', 'unknown user');
-        return [{ type: 'ConsentDenied', data: { tenantId: state.tenantId, userId: state.created.userId, clientId: command.clientId, scope: command.scope, sessionId: command.sessionId } }];
+      case 'EditUser': {
+        const { created, tenantId } = existing(state);
+        const ids = { tenantId, userId: created.userId };
+        const events: UserEvent[] = [];
+        if (command.claims && !sameClaims(command.claims, created.claims)) events.push({ type: 'UserUpdated', data: { ...ids, claims: command.claims } });
+        if (command.passwordHash !== undefined) events.push({ type: 'UserPasswordChanged', data: { ...ids, passwordHash: command.passwordHash } });
+        if (command.disabled !== undefined && command.disabled !== (state.disabled ?? false)) events.push({ type: command.disabled ? 'UserDisabled' : 'UserEnabled', data: ids });
+        return events;
+      }
+      case 'DeleteUser': {
+        const { created, tenantId } = existing(state);
+        return [{ type: 'UserDeleted', data: { tenantId, userId: created.userId, username: created.username } }];
+      }
+      case 'DenyConsent': {
+        const { created, tenantId } = existing(state);
+        return [{ type: 'ConsentDenied', data: { tenantId, userId: created.userId, clientId: command.clientId, scope: command.scope, sessionId: command.sessionId } }];
+      }
       case 'GrantConsent': {
-        if (!state.created || !state.tenantId) throw new DomainError('not_found', 'unknown user');
+        const { created, tenantId } = existing(state);
         if (hasConsent(state, command.clientId, command.scope)) return [];
         const scope = [...new Set([...(state.consents[command.clientId] ?? []), ...command.scope])];
         const inSession = command.sessionId ? { sessionId: command.sessionId } : {};
-        return [{ type: 'ConsentGranted', data: { tenantId: state.tenantId, userId: state.created.userId, clientId: command.clientId, scope, ...inSession } }];
+        return [{ type: 'ConsentGranted', data: { tenantId, userId: created.userId, clientId: command.clientId, scope, ...inSession } }];
       }
       default:
         return assertNever(command);
@@ -73,6 +103,16 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
       }
       case 'ConsentGranted':
         return { ...state, consents: { ...state.consents, [event.data.clientId]: event.data.scope } };
+      case 'UserUpdated':
+        return state.created ? { ...state, created: { ...state.created, claims: event.data.claims } } : state;
+      case 'UserPasswordChanged':
+        return state.created ? { ...state, created: { ...state.created, passwordHash: event.data.passwordHash } } : state;
+      case 'UserDisabled':
+        return { ...state, disabled: true };
+      case 'UserEnabled':
+        return { ...state, disabled: false };
+      case 'UserDeleted':
+        return { ...state, deleted: true };
       case 'ConsentDenied':
       case 'LoginFailed':
         return state;
@@ -82,9 +122,9 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
   },
   // A user's stream also takes every failed sign-in (the throttle lets about a hundred a day
   // through for a username under attack): saved, a load need not fold them all again. Version
-  // 1: the state as above, plain JSON already.
+  // 2: the state as above (with `disabled` and `deleted`), plain JSON already.
   snapshot: {
-    version: 1,
+    version: 2,
     encode: (s) => s,
     decode: (saved) => saved as UserState,
   },

@@ -31,4 +31,23 @@ export type LoginFailed = DomainEvent<
   | { tenantId: string; clientId?: string; reason: 'bad_password'; userId: string }
   | { tenantId: string; clientId?: string; reason: 'unknown_user'; usernameHash: string; unrecordedBefore?: number }
 >;
-export type UserEvent = UsernameReserved | UserCreated | ConsentGranted | ConsentDenied | LoginFailed;
+/** The admin replaced the user's claims: `claims` is the whole set after the change. */
+export type UserUpdated = DomainEvent<'UserUpdated', { tenantId: string; userId: string; claims: UserClaims }>;
+/** A new password, as its slow hash only. */
+export type UserPasswordChanged = DomainEvent<'UserPasswordChanged', { tenantId: string; userId: string; passwordHash: string }>;
+/** The user can no longer sign in, and none of their tokens is honoured while it lasts. */
+export type UserDisabled = DomainEvent<'UserDisabled', { tenantId: string; userId: string }>;
+export type UserEnabled = DomainEvent<'UserEnabled', { tenantId: string; userId: string }>;
+/** The user is gone; the username stays reserved for them (never given to someone else). */
+export type UserDeleted = DomainEvent<'UserDeleted', { tenantId: string; userId: string; username: string }>;
+export type UserEvent =
+  | UsernameReserved
+  | UserCreated
+  | ConsentGranted
+  | ConsentDenied
+  | LoginFailed
+  | UserUpdated
+  | UserPasswordChanged
+  | UserDisabled
+  | UserEnabled
+  | UserDeleted;

@@ -112,6 +112,11 @@ export class LoginController {
       this.recordFailure(tenantId, request.clientId, user?.userId, username, origin).catch((e: unknown) => this.logger.error(`a failed sign-in was not recorded: ${String(e)}`));
       return;
     }
+    if (user.disabled) {
+      // Answered as a wrong password, so the form tells nothing of the account; not a failure to record.
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 400, 'Wrong username or password.'));
+      return;
+    }
     const now = this.clock.seconds();
     const held = await this.browser.held(tenantId, req.headers.cookie);
     const actor = `user:${user.userId}`;

@@ -105,12 +105,24 @@ export class MongoReadStore implements ReadStore {
       }
       (query as Record<string, unknown>)._id = { ...(query._id !== undefined ? { $eq: query._id } : {}), ...range };
     }
+    if (options.fieldPrefix !== undefined) {
+      const { field: name, prefix, after } = options.fieldPrefix;
+      const range: Record<string, string> = { $gte: prefix, $lt: prefix + '\u{10FFFF}' };
+      if (after !== undefined && after >= prefix) {
+        delete range.$gte;
+        range.$gt = after;
+      }
+      const path = field(name);
+      (query as Record<string, unknown>)[path] = { ...(query[path] !== undefined ? { $eq: query[path] } : {}), ...range };
+    }
     const limit = options.limit !== undefined && options.limit >= 0 ? options.limit : undefined;
     if (limit === 0) return [];
     let cursor = collection.find(query as Filter<StoredDocument>);
     if (options.sortBy) {
       const direction = options.descending ? -1 : 1;
-      const sort: Sort = options.sortBy === '_id' ? { _id: direction } : { [field(options.sortBy)]: direction, _id: direction };
+      // Sorted on the prefixed field alone, an index range ending in it serves the order.
+      const alone = options.sortBy === '_id' || options.sortBy === options.fieldPrefix?.field;
+      const sort: Sort = alone ? { [field(options.sortBy)]: direction } : { [field(options.sortBy)]: direction, _id: direction };
       cursor = cursor.sort(sort);
     }
     if (limit !== undefined) cursor = cursor.limit(limit);

@@ -31,6 +31,13 @@ export interface FindOptions {
    */
   idPrefix?: string;
   afterId?: string;
+  /**
+   * Only documents whose string `field` starts with `prefix` and, with `after`, sorts after it
+   * (text compared code point by code point). With equality on the leading fields of an index
+   * whose next field is this one, and `sortBy` this field, it reads a range of that index:
+   * paging by a unique field costs the same on a deep page as on the first.
+   */
+  fieldPrefix?: { field: string; prefix: string; after?: string };
 }
 
 export interface ViewState {

@@ -74,6 +74,15 @@ export class SqliteReadStore implements ReadStore {
       where.push('id > ?');
       args.push(options.afterId);
     }
+    if (options.fieldPrefix !== undefined) {
+      const { field: name, prefix, after } = options.fieldPrefix;
+      where.push(`${field(name)} >= ?`, `${field(name)} < ?`);
+      args.push(prefix, prefix + '\u{10FFFF}');
+      if (after !== undefined) {
+        where.push(`${field(name)} > ?`);
+        args.push(after);
+      }
+    }
     const order = options.sortBy ? ` ORDER BY ${field(options.sortBy)} ${options.descending ? 'DESC' : 'ASC'}` : '';
     const sql = `SELECT id, body, position FROM ${table(view)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}${order} LIMIT ?`;
     return (this.stmt(sql).all(...args, options.limit ?? -1) as DocRow[]).map((r) => toDoc<D>(r));

@@ -1,5 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { grantAuthTime, REFRESH_REFUSAL } from '../../../domain/session/session.decider.js';
+import { type SessionView, sessionKey } from '../../../../projections/sessions.projection.js';
+import { READ_STORE, type ReadStore } from '../../../infrastructure/read-store/read-store.port.js';
+import { Directory } from '../../../shared/directory.js';
 import { InvalidGrant } from '../../oauth-errors.js';
 import { required, requestedScope } from '../../params.js';
 import { artefactHash, mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
@@ -18,6 +21,8 @@ export class RefreshTokenGrant implements Grant {
   constructor(
     @Inject(SessionCommands) private readonly sessions: SessionCommands,
     @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(Directory) private readonly directory: Directory,
   ) {}
 
   async handle(request: GrantRequest): Promise<TokenResponse> {
@@ -25,6 +30,7 @@ export class RefreshTokenGrant implements Grant {
     const presented = required(params, 'refresh_token');
     const sessionId = sessionOf(presented);
     if (!sessionId) throw new InvalidGrant('unknown refresh token');
+    await this.requireActiveUser(tenant.tenantId, sessionId);
     const keys = await this.tokens.responseKeys(tenant, client.idTokenSignedResponseAlg);
     const access = newUserAccessToken(request, keys);
     const next = mintArtefact(sessionId);
@@ -55,5 +61,16 @@ export class RefreshTokenGrant implements Grant {
     // session, or only the grant when the grant had outlived its session (an offline grant).
     if (events.some((e) => e.type === 'RefreshRefused')) throw new InvalidGrant(REFRESH_REFUSAL);
     throw new InvalidGrant(`the refresh token was already used; ${events.some((e) => e.type === 'GrantRevoked') ? 'its grant' : 'the session'} is revoked`);
+  }
+
+  /**
+   * A disabled or deleted user's refresh tokens are refused before anything rotates: their
+   * sessions are ended too, but a grant kept past its session's end must not outlive the user.
+   * The session's user comes from its view, or from its stream while the view lags.
+   */
+  private async requireActiveUser(tenantId: string, sessionId: string): Promise<void> {
+    const viewed = await this.reads.get<SessionView>('sessions', sessionKey(tenantId, sessionId));
+    const userId = viewed?.userId ?? (await this.sessions.load(tenantId, sessionId)).userId;
+    if (userId && !(await this.directory.activeUser(tenantId, userId))) throw new InvalidGrant('the user of this refresh token is disabled or deleted');
   }
 }
