@@ -31,9 +31,24 @@ describe('bootstrap file', () => {
     ['tenants: [{ id: acme, clients: [{ client_id: w, grant_types: [password] }] }]', 'tenants[0].clients[0].grant_types[0]: must be one of'],
     ['tenants: [{ id: acme, clients: [{ client_id: w, id_token_signed_response_alg: HS256 }] }]', 'tenants[0].clients[0].id_token_signed_response_alg: must be one of ES256, RS256, EdDSA'],
     ['tenants: {', 'is not valid YAML or JSON'],
+    ['tenants: [{ id: acme, __proto__: { clients: [] } }]', 'tenants[0].__proto__: unknown field'],
+    ['{ "tenants": [{ "id": "acme", "clients": [{ "client_id": "w", "constructor": "x" }] }] }', 'tenants[0].clients[0].constructor: unknown field'],
+    ['{ "__proto__": { "tenants": [] } }', '__proto__: unknown field'],
   ])('names the file, the path and the problem: %s', (text, message) => {
     const p = file('bad.yaml', text);
     expect(() => readBootstrapFile(p)).toThrow(`${p}: ${message}`);
+  });
+
+  it('takes prototype names as client ids and scopes like any other, and pollutes nothing', () => {
+    const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+    const clients = names.map((id) => ({ client_id: id, scope: `openid ${names.join(' ')}` }));
+    for (const [name, text] of [['p.json', JSON.stringify({ tenants: [{ id: 'acme', clients }] })], ['p.yaml', `tenants:\n  - id: acme\n    clients:\n${names.map((id) => `      - { client_id: "${id}", scope: "openid ${names.join(' ')}" }\n`).join('')}`]]) {
+      const [tenant] = readBootstrapFile(file(name, text));
+      expect(tenant.clients.map((c) => c.clientId)).toEqual(names);
+      for (const c of tenant.clients) expect(c.scope).toEqual(['openid', ...names]);
+    }
+    expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).clients).toBeUndefined();
   });
 
   it('says when the file cannot be read', () => {
