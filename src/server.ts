@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
 import { applyCors } from './auth/cors.js';
-import { RouteMethods } from './auth/route-methods.js';
+import { recordRoutes, RouteMethods } from './auth/route-methods.js';
 import { clientError, frameworkError, OAuthExceptionFilter, unmetExpectation } from './auth/oauth-exception.filter.js';
 import { BootstrapService } from './central/bootstrap/bootstrap.service.js';
 import { CONFIG, type Config } from './config.js';
@@ -67,6 +67,7 @@ export async function startServer({
   const fastify = app.getHttpAdapter().getInstance();
   const routes = new RouteMethods();
   fastify.addHook('onRoute', (route) => routes.add(route.url, route.method));
+  recordRoutes(app, routes);
   app.useGlobalFilters(new OAuthExceptionFilter(routes));
   // One hook for what every request needs first (each hook costs every request a little).
   fastify.addHook('onRequest', (req, reply, done) => {

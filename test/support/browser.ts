@@ -24,6 +24,11 @@ export class Browser {
     return this.jar.get(name);
   }
 
+  /** The jar's cookies as `name=value` pairs. */
+  cookies(): string[] {
+    return [...this.jar].map(([k, v]) => `${k}=${v}`);
+  }
+
   /** Puts a cookie in the jar, as another page of the site could. */
   setCookie(name: string, value: string): void {
     this.jar.set(name, value);
