@@ -167,7 +167,7 @@ describe('the fuzz table', () => {
 
 describe('HTTP fuzzing', () => {
   it(`answers ${RUNS} random requests across every route without a 5xx (seed ${SEED})`, async () => {
-    process.stdout.write(`fuzz: ${RUNS} runs, seed ${SEED}${PATH ? `, path ${PATH}` : ''} (replay: FUZZ_SEED=${SEED} npm run fuzz)\n`);
+    process.stdout.write(`fuzz: ${RUNS} runs, seed ${SEED}${PATH ? `, path ${PATH}` : ''} (replay: FUZZ_RUNS=${RUNS} FUZZ_SEED=${SEED} npm run fuzz)\n`);
     await fc.assert(
       fc.asyncProperty(anyRequest(known, table), (r) => check(r)),
       { numRuns: RUNS, seed: SEED, path: PATH },
