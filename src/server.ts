@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
 import { applyCors } from './auth/cors.js';
-import { RouteMethods } from './auth/route-methods.js';
+import { recordRoutes, RouteMethods } from './auth/route-methods.js';
 import { clientError, frameworkError, OAuthExceptionFilter, unmetExpectation } from './auth/oauth-exception.filter.js';
 import { BootstrapService } from './central/bootstrap/bootstrap.service.js';
 import { CONFIG, type Config } from './config.js';
@@ -73,6 +73,7 @@ export async function startServer({
   const fastify = app.getHttpAdapter().getInstance();
   const routes = new RouteMethods();
   fastify.addHook('onRoute', (route) => routes.add(route.url, route.method));
+  recordRoutes(app, routes);
   app.useGlobalFilters(new OAuthExceptionFilter(routes));
   // Behind https (a TLS-terminating proxy; this server speaks plain HTTP and redirects nothing
   // itself), browsers are told to use https only (RFC 6797 §7.1).

@@ -1,9 +1,12 @@
-/** Claims released by each scope at userinfo (and in the ID token when no access token is issued). */
-export const SCOPE_CLAIMS: Record<string, readonly string[]> = {
-  openid: ['sub'],
-  profile: ['name', 'given_name', 'family_name', 'updated_at'],
-  email: ['email', 'email_verified'],
-};
+/**
+ * Claims released by each scope at userinfo (and in the ID token when no access token is
+ * issued). A Map: a granted scope such as `toString` must find nothing here.
+ */
+export const SCOPE_CLAIMS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['openid', ['sub']],
+  ['profile', ['name', 'given_name', 'family_name', 'updated_at']],
+  ['email', ['email', 'email_verified']],
+]);
 
 export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
 
@@ -20,4 +23,4 @@ export function restrictedForUsers(scope: string): boolean {
   return (ADMIN_SCOPES as readonly string[]).includes(scope);
 }
 
-export const STANDARD_CLAIMS = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'azp', ...SCOPE_CLAIMS.profile, ...SCOPE_CLAIMS.email];
+export const STANDARD_CLAIMS = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'azp', ...SCOPE_CLAIMS.get('profile')!, ...SCOPE_CLAIMS.get('email')!];

@@ -1,12 +1,16 @@
-/** Cookies of a request header, by name (first occurrence wins). */
+/**
+ * Cookies of a request header, by name (first occurrence wins). Without a prototype: a cookie
+ * named `__proto__` or `constructor` is a cookie like any other, and a name that was not sent
+ * finds nothing.
+ */
 export function parseCookies(header: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = Object.create(null);
   if (!header) return out;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq < 1) continue;
+    if (eq < 0) continue;
     const name = part.slice(0, eq).trim();
-    if (!(name in out)) out[name] = part.slice(eq + 1).trim();
+    if (name !== '' && !Object.hasOwn(out, name)) out[name] = part.slice(eq + 1).trim();
   }
   return out;
 }

@@ -36,7 +36,8 @@ const BOOTSTRAP = `${BOOTSTRAP_YAML}${extraTenant('brief', { session_max_age: SE
 `;
 // Every sign-in here comes from 127.0.0.1: the per-address limit would soon hold them all up.
 const contract = endToEnd((s) => ({ server, rp } = s), BOOTSTRAP, { env: { SIGNIN_ADDRESS_FAILURES: '10000' } });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// A test that stops the server's clock lets it run again after, whatever happened.
+afterEach(() => server.clock.release());
 
 /** The events of `stream` the requests `ids` caused, in their order, once all are there (a failed sign-in is recorded once answered). */
 async function recorded(stream: string, ids: string[]) {
@@ -524,7 +525,7 @@ describe('re-authentication', () => {
     const browser = rp.browser();
     const first = await rp.tokens({}, browser);
     const authTime = decodeJwt(first.id_token!).payload.auth_time as number;
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    server.clock.advance(1100);
     const again = await rp.redeem('web', await rp.signIn(browser, { extra: { prompt: 'login' } }));
     expect(decodeJwt(again.id_token!).payload.auth_time).toBeGreaterThan(authTime);
     expect(decodeJwt((await rp.refresh('web', first.refresh_token!)).id_token!).payload.auth_time).toBe(authTime);
@@ -597,12 +598,13 @@ describe('re-authentication', () => {
   it("asks for the password again once the tenant's session_max_age has passed since the sign-in, in the same session; its tokens live on", async () => {
     const brief = await RelyingParty.discover(server, contract, 'brief');
     const browser = brief.browser();
+    server.clock.freeze();
     const first = await brief.signIn(browser);
     expect(first.loginShown).toBe(true);
     const tokens = await brief.redeem('web', first);
     expect(brief.codeParams(await brief.signIn(browser, { extra: { prompt: 'none' } })).get('code')).toBeTruthy();
     // Times are whole seconds: past SESSION_MAX_AGE + 1 s, the sign-in is older than the limit.
-    await sleep((SESSION_MAX_AGE + 1) * 1000 + 100);
+    server.clock.advance((SESSION_MAX_AGE + 1) * 1000 + 100);
     const none = await brief.signIn(browser, { extra: { prompt: 'none' } });
     expect(none.callback?.searchParams.get('error')).toBe('login_required');
     const again = await brief.signIn(browser);
@@ -616,13 +618,14 @@ describe('re-authentication', () => {
     const idle = await RelyingParty.discover(server, contract, 'idle');
     const browser = idle.browser();
     const silent = () => idle.signIn(browser, { scope: 'openid', extra: { prompt: 'none' } });
+    server.clock.freeze();
     expect((await idle.signIn(browser, { scope: 'openid' })).loginShown).toBe(true);
     // Used every 1.6 s, the session lives on past SESSION_IDLE_TIMEOUT + 1 s after the sign-in.
     for (let i = 0; i < 2; i++) {
-      await sleep(1600);
+      server.clock.advance(1600);
       expect(idle.codeParams(await silent()).get('code')).toBeTruthy();
     }
-    await sleep((SESSION_IDLE_TIMEOUT + 1) * 1000 + 100);
+    server.clock.advance((SESSION_IDLE_TIMEOUT + 1) * 1000 + 100);
     expect((await silent()).callback?.searchParams.get('error')).toBe('login_required');
     // Nor does the consent page take the idle session: a consent posted with the interaction of
     // a request that was sent to sign in is refused.

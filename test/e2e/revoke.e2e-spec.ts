@@ -20,7 +20,19 @@ describe('revocation', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(await res.clone().text()).toBe('');
+    // An empty answer has no media type; `text/plain` makes strict clients refuse it.
+    expect(res.headers.get('content-type')).toBeNull();
     await expect(oauth.processRevocationResponse(res)).resolves.toBeUndefined();
+  });
+
+  it('answers the revocation of live access, refresh and client tokens with 200, no body and no Content-Type', async () => {
+    const tokens = await rp.tokens();
+    const service = await rp.clientCredentials('service');
+    for (const [token, clientId] of [[tokens.access_token, 'web'], [tokens.refresh_token!, 'web'], [service.access_token, 'service']]) {
+      const res = await oauth.revocationRequest(rp.as, rp.client(clientId), rp.auth(clientId), token, rp.options);
+      expect([res.status, res.headers.get('content-type'), await res.text()]).toEqual([200, null, '']);
+      expect(await rp.active(token)).toBe(false);
+    }
   });
 
   it("refuses another client's live token with 400 invalid_grant, leaves it active, and records the refusal in both clients' histories", async () => {

@@ -24,6 +24,16 @@ export class Browser {
     return this.jar.get(name);
   }
 
+  /** The jar's cookies as `name=value` pairs. */
+  cookies(): string[] {
+    return [...this.jar].map(([k, v]) => `${k}=${v}`);
+  }
+
+  /** Puts a cookie in the jar, as another page of the site could. */
+  setCookie(name: string, value: string): void {
+    this.jar.set(name, value);
+  }
+
   private async request(url: string, init: RequestInit): Promise<Response> {
     const cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await this.fetchImpl(url, { ...init, redirect: 'manual', headers: { 'user-agent': Browser.USER_AGENT, ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });

@@ -88,8 +88,13 @@ export class RelyingParty {
     return { client_id: clientId };
   }
 
+  /** How each client authenticates: CLIENT_AUTH's, and those a test adds for its own clients. */
+  readonly auths = new Map<string, () => oauth.ClientAuth>(Object.entries(CLIENT_AUTH));
+
   auth(clientId: string): oauth.ClientAuth {
-    return CLIENT_AUTH[clientId]();
+    const make = this.auths.get(clientId);
+    if (!make) throw new Error(`no client authentication is known for ${clientId}`);
+    return make();
   }
 
   browser(): Browser {

@@ -36,10 +36,11 @@ export class RevokeController {
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
+  /** RFC 7009 §2.2: 200 with no body, and so without a Content-Type (strict clients refuse a `text/plain` one). */
   @Post('revoke')
   @HttpCode(200)
   @Header('cache-control', 'no-store')
-  async revoke(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  async revoke(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     await this.directory.requireTenant(tenantId);
     const params = formParams(req);
     const origin = originOf(req);
@@ -51,19 +52,23 @@ export class RevokeController {
     const sessionId = sessionOf(token);
     if (sessionId) {
       const { events } = await this.sessions.run(tenantId, sessionId, { kind: 'RevokeRefreshToken', refreshHash: artefactHash(token), clientId: client.clientId, now: this.clock.seconds() }, actor, { origin });
-      return refusedIfAny(events);
+      refusedIfAny(events);
+      return;
     }
     const found = await this.inspector.inspect(tenantId, token, 'access_token');
-    if (!found?.active) return '';
+    if (!found?.active) return;
     const t = found.token;
     const owner = t.clientId!;
     // A token ends once: revocations of one token, and refusals to revoke it, take turns, and
     // each looks again (the views have then seen the one before) whether it is still active.
     const endTurn = await this.turns.take(`${tenantId} ${t.jti}`);
     try {
-      if (!(await this.inspector.inspect(tenantId, token, 'access_token'))?.active) return '';
+      if (!(await this.inspector.inspect(tenantId, token, 'access_token'))?.active) return;
       // A user's token is revoked, or the revocation refused, by its session's decider.
-      if (t.sessionId) return refusedIfAny((await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId, owner }, actor, { origin })).events);
+      if (t.sessionId) {
+        refusedIfAny((await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId, owner }, actor, { origin })).events);
+        return;
+      }
       if (owner !== client.clientId) {
         // Refused and recorded on the owner's stream, like a revocation: another client holds the token.
         const now = this.clock.now();
@@ -82,12 +87,10 @@ export class RevokeController {
     } finally {
       endTurn();
     }
-    return '';
   }
 }
 
 /** RFC 7009 §2.1: a live token of another client is refused (recorded; one not recorded is refused by SessionCommands). */
-function refusedIfAny(events: ReadonlyArray<{ type: string }>): string {
+function refusedIfAny(events: ReadonlyArray<{ type: string }>): void {
   if (events.some((e) => e.type === 'RevocationRefused')) throw new InvalidGrant(REVOCATION_REFUSAL);
-  return '';
 }

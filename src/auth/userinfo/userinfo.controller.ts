@@ -63,7 +63,7 @@ export class UserinfoController {
     if (!user) throw new InvalidToken('the user no longer exists');
     const available: Record<string, unknown> = { ...user.claims, sub: user.userId, updated_at: Math.floor(Date.parse(user.updatedAt) / 1000) };
     const claims: Record<string, unknown> = {};
-    for (const s of scope) for (const name of SCOPE_CLAIMS[s] ?? []) if (available[name] !== undefined) claims[name] = available[name];
+    for (const s of scope) for (const name of SCOPE_CLAIMS.get(s) ?? []) if (available[name] !== undefined) claims[name] = available[name];
     return claims;
   }
 }

@@ -37,9 +37,24 @@ describe('bootstrap file', () => {
     ['tenants: [{ id: acme, users: [{ username: bob, password: "a good one" }, { username: w, password: Password123! }] }]', 'tenants[0].users[1].password: is too common'],
     ['tenants: [{ id: acme, users: [{ username: Marguerite, password: marguerite }] }]', 'tenants[0].users[0].password: must not be the username'],
     ['tenants: [{ id: acme, users: [{ username: m, email: Marg@Example.com, password: marg@example.com }] }]', 'tenants[0].users[0].password: must not be the e-mail address'],
+    ['tenants: [{ id: acme, __proto__: { clients: [] } }]', 'tenants[0].__proto__: unknown field'],
+    ['{ "tenants": [{ "id": "acme", "clients": [{ "client_id": "w", "constructor": "x" }] }] }', 'tenants[0].clients[0].constructor: unknown field'],
+    ['{ "__proto__": { "tenants": [] } }', '__proto__: unknown field'],
   ])('names the file, the path and the problem: %s', (text, message) => {
     const p = file('bad.yaml', text);
     expect(() => readBootstrapFile(p, 8)).toThrow(`${p}: ${message}`);
+  });
+
+  it('takes prototype names as client ids and scopes like any other, and pollutes nothing', () => {
+    const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+    const clients = names.map((id) => ({ client_id: id, scope: `openid ${names.join(' ')}` }));
+    for (const [name, text] of [['p.json', JSON.stringify({ tenants: [{ id: 'acme', clients }] })], ['p.yaml', `tenants:\n  - id: acme\n    clients:\n${names.map((id) => `      - { client_id: "${id}", scope: "openid ${names.join(' ')}" }\n`).join('')}`]]) {
+      const [tenant] = readBootstrapFile(file(name, text), 8);
+      expect(tenant.clients.map((c) => c.clientId)).toEqual(names);
+      for (const c of tenant.clients) expect(c.scope).toEqual(['openid', ...names]);
+    }
+    expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).clients).toBeUndefined();
   });
 
   it('says when the file cannot be read', () => {

@@ -20,6 +20,18 @@ describe('user decider', () => {
     }
     expect(userDecider.decide({ kind: 'GrantConsent', clientId: 'third', scope: ['openid'] }, fold(userDecider, events))).toEqual([]);
   });
+
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('keeps the consents of a client named %s as its own, saved and restored', (clientId) => {
+    const fresh = fold(userDecider, [created]);
+    const grant = (state: ReturnType<typeof fold<UserEvent, typeof fresh>>) => userDecider.decide({ kind: 'GrantConsent', clientId, scope: ['openid'] }, state);
+    expect(grant(fresh)).toEqual([consent(clientId, ['openid'])]);
+    const granted = fold(userDecider, [created, consent(clientId, ['openid'])]);
+    expect(grant(granted)).toEqual([]);
+    const restored = userDecider.snapshot!.decode(JSON.parse(JSON.stringify(userDecider.snapshot!.encode(granted))));
+    expect(grant(restored)).toEqual([]);
+    expect(userDecider.decide({ kind: 'GrantConsent', clientId, scope: ['email'] }, restored)).toEqual([consent(clientId, ['openid', 'email'])]);
+    expect(Object.getPrototypeOf(granted.consents)).toBe(Object.prototype);
+  });
 });
 
 describe('user decider: admin changes', () => {

@@ -25,7 +25,7 @@ export interface UserState {
 
 /** True when the user already allowed the client every one of these scopes. */
 export function hasConsent(state: UserState, clientId: string, scope: readonly string[]): boolean {
-  const granted = state.consents[clientId] ?? [];
+  const granted = consentedScopes(state, clientId);
   return scope.every((s) => granted.includes(s));
 }
 
@@ -38,6 +38,11 @@ function existing(state: UserState): { created: NonNullable<UserState['created']
 function sameClaims(a: UserClaims, b: UserClaims): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)] as (keyof UserClaims)[]);
   return [...keys].every((k) => a[k] === b[k]);
+}
+
+/** Own entries only: a client id such as `constructor` must not find Object.prototype's. */
+function consentedScopes(state: UserState, clientId: string): readonly string[] {
+  return Object.hasOwn(state.consents, clientId) ? state.consents[clientId] : [];
 }
 
 /** One decider serves both streams of a user: the username reservation and the user itself. */
@@ -85,7 +90,7 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
       case 'GrantConsent': {
         const { created, tenantId } = existing(state);
         if (hasConsent(state, command.clientId, command.scope)) return [];
-        const scope = [...new Set([...(state.consents[command.clientId] ?? []), ...command.scope])];
+        const scope = [...new Set([...consentedScopes(state, command.clientId), ...command.scope])];
         const inSession = command.sessionId ? { sessionId: command.sessionId } : {};
         return [{ type: 'ConsentGranted', data: { tenantId, userId: created.userId, clientId: command.clientId, scope, ...inSession } }];
       }
