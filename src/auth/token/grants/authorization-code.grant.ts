@@ -11,7 +11,7 @@ import { type Grant, type GrantRequest, newUserAccessToken, type TokenResponse }
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
-/** Whether (and on what condition) this client's grants earn a refresh token; see README "Refresh tokens". */
+/** Whether (and on what condition) this client's grants earn a refresh token; see docs/protocol.md, "Refresh tokens". */
 export function refreshRule(tenant: TenantView, client: ClientView): RefreshRule {
   if (!client.grantTypes.includes('refresh_token')) return 'never';
   return tenant.refreshWithoutOfflineAccess ? 'always' : 'offline_access';
