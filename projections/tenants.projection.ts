@@ -24,13 +24,13 @@ export interface TenantView {
 
 export const tenantsProjection: Projection<TenantView> = {
   view: 'tenants',
-  version: 6,
-  eventTypes: ['TenantCreated', 'TenantSettingsChanged'],
+  version: 7,
+  eventTypes: ['TenantCreated', 'TenantSettingsChanged', 'TenantDeleted'],
   indexes: [],
   documentId: (e) => e.data.tenantId,
   readsDocument: (e) => e.type === 'TenantSettingsChanged',
   apply(doc, e) {
-    if (e.type === 'TenantSettingsChanged' && !doc) return null;
+    if (e.type === 'TenantDeleted' || (e.type === 'TenantSettingsChanged' && !doc)) return null;
     const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge, sessionIdleTimeout, operator, keyRotationPeriod } = e.data;
     return {
       tenantId,

@@ -14,7 +14,7 @@ import { CommandPath } from './command-path.js';
 import { CreateClientHandler } from './commands/create-client.command.js';
 import { CreateTenantHandler } from './commands/create-tenant.command.js';
 import { CreateUserHandler } from './commands/create-user.command.js';
-import { ChangeTenantSettingsHandler } from './tenants/tenant-commands.js';
+import { ChangeTenantSettingsHandler, DeleteTenantHandler } from './tenants/tenant-commands.js';
 import { TenantSettingsController, TenantsController } from './tenants/tenants.controller.js';
 import { JwksAdminController } from './jwks/jwks-admin.controller.js';
 import { KeyRotation } from './jwks/key-rotation.js';
@@ -24,6 +24,7 @@ import { UsersController } from './users/users.controller.js';
 const commandHandlers = [
   CreateTenantHandler,
   ChangeTenantSettingsHandler,
+  DeleteTenantHandler,
   CreateClientHandler,
   UpdateClientHandler,
   RotateClientSecretHandler,

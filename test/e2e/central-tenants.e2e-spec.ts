@@ -64,3 +64,23 @@ describe("admin API: the tenant's own settings", () => {
     expect((await call('GET', '/acme/configuration/settings', await token('beta'))).status).toBe(403);
   });
 });
+
+describe('admin API: deleting a tenant', () => {
+  it("ends every token of it: its endpoints answer 404, its admin tokens are refused; its id is never given again", async () => {
+    const ops = await token('ops');
+    expect((await call('POST', '/configuration/tenants', ops, { id: 'doomed' })).status).toBe(201);
+    const issue = () =>
+      fetch(`${server.issuer('doomed')}/.well-known/openid-configuration`).then((r) => r.status);
+    expect(await issue()).toBe(200);
+    expect((await call('DELETE', '/configuration/tenants/ops', ops)).status).toBe(400);
+    expect((await call('DELETE', '/configuration/tenants/doomed', ops, undefined, { 'if-match': '"9"' })).status).toBe(412);
+    const betaAdmin = await token('beta');
+    expect((await call('DELETE', '/configuration/tenants/beta', ops)).status).toBe(204);
+    expect((await call('GET', '/beta/configuration/clients', betaAdmin)).status).toBe(401);
+    expect((await fetch(`${server.issuer('beta')}/token`, { method: 'POST', body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(404);
+    expect((await call('GET', '/configuration/tenants/beta', ops)).status).toBe(404);
+    expect((await call('POST', '/configuration/tenants', ops, { id: 'beta' })).status).toBe(409);
+    expect((await call('DELETE', '/configuration/tenants/doomed', ops)).status).toBe(204);
+    expect(await issue()).toBe(404);
+  });
+});

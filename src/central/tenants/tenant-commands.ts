@@ -15,6 +15,22 @@ export class ChangeTenantSettings extends Command<void> {
   }
 }
 
+/** Deletes a tenant (not the operator tenant): every endpoint of it answers 404 from then on, so its tokens are dead. */
+export class DeleteTenant extends Command<void> {
+  constructor(readonly by: CommandOrigin) {
+    super();
+  }
+}
+
+@CommandHandler(DeleteTenant)
+export class DeleteTenantHandler implements ICommandHandler<DeleteTenant, void> {
+  constructor(@Inject(CommandPath) private readonly path: CommandPath) {}
+
+  async execute(c: DeleteTenant): Promise<void> {
+    await this.path.run(streams.tenant(c.by.tenantId), tenantDecider, { kind: 'DeleteTenant' }, c.by, ['tenants']);
+  }
+}
+
 @CommandHandler(ChangeTenantSettings)
 export class ChangeTenantSettingsHandler implements ICommandHandler<ChangeTenantSettings, void> {
   constructor(@Inject(CommandPath) private readonly path: CommandPath) {}

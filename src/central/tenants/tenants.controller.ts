@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Patch, Post, Req, Res, UseGuards, UsePipes } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req, Res, UseGuards, UsePipes } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TenantView } from '../../../projections/tenants.projection.js';
@@ -13,7 +13,7 @@ import { mergePatch } from '../http/merge-patch.js';
 import { pageOf, pageQuery } from '../http/paging.js';
 import { problems } from '../http/problem.js';
 import { adminValidation, validated } from '../http/validation.js';
-import { ChangeTenantSettings } from './tenant-commands.js';
+import { ChangeTenantSettings, DeleteTenant } from './tenant-commands.js';
 import { settingsOf, settingsRepresentation, TenantDto, TenantSettingsDto, tenantRepresentation } from './tenant.dto.js';
 
 /** Reads a tenant, or 404. */
@@ -79,6 +79,15 @@ export class TenantsController {
     const tenant = await patchSettings(this.commands, this.directory, tenantId, p, req);
     sendEtag(reply, tenant.revision);
     return tenantRepresentation(tenant);
+  }
+
+  @Delete(':id')
+  @RequireScope('central:write')
+  @HttpCode(204)
+  async remove(@Param('id') tenantId: string, @Principal() p: AdminPrincipal, @Req() req: FastifyRequest): Promise<void> {
+    const expectedRevision = ifMatchRevision(req);
+    await found(this.directory, tenantId);
+    await this.commands.execute(new DeleteTenant({ tenantId, actor: actorOf(p), origin: originOf(req), ...(expectedRevision !== undefined ? { expectedRevision } : {}) }));
   }
 }
 

@@ -17,7 +17,8 @@ export function validateTenantId(id: string): void {
 export type TenantCommand =
   | { kind: 'CreateTenant'; tenantId: string; settings: TenantSettings }
   /** The tenant's settings as they are to be, whole; whether it is the operator tenant never changes here. */
-  | { kind: 'ChangeTenantSettings'; settings: Omit<TenantSettings, 'operator'> };
+  | { kind: 'ChangeTenantSettings'; settings: Omit<TenantSettings, 'operator'> }
+  | { kind: 'DeleteTenant' };
 
 function validateSettings(s: Omit<TenantSettings, 'operator'>): void {
   if (!Number.isInteger(s.accessTokenTtl) || s.accessTokenTtl < 1) throw new DomainError('invalid_value', 'access_token_ttl must be a positive integer');
@@ -27,7 +28,7 @@ function validateSettings(s: Omit<TenantSettings, 'operator'>): void {
   if (s.keyRotationPeriod !== undefined && (!Number.isInteger(s.keyRotationPeriod) || s.keyRotationPeriod < 3600)) throw new DomainError('invalid_value', 'key_rotation_period must be a whole number of seconds, at least 3600');
 }
 
-export type TenantState = { exists: false } | ({ exists: true; tenantId: string } & TenantSettings);
+export type TenantState = { exists: false; deleted?: boolean } | ({ exists: true; tenantId: string } & TenantSettings);
 
 export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
   initialState: { exists: false },
@@ -36,13 +37,18 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
       case 'CreateTenant': {
         validateTenantId(command.tenantId);
         validateSettings(command.settings);
-        if (state.exists) return [];
+        // A deleted tenant's id is never given again: its tokens (signed under its issuer) must not come back to life.
+        if (state.exists || state.deleted) return [];
         return [{ type: 'TenantCreated', data: { tenantId: command.tenantId, ...command.settings } }];
       }
       case 'ChangeTenantSettings':
         if (!state.exists) throw new DomainError('not_found', 'no such tenant');
         validateSettings(command.settings);
         return [{ type: 'TenantSettingsChanged', data: { tenantId: state.tenantId, ...command.settings } }];
+      case 'DeleteTenant':
+        if (!state.exists) throw new DomainError('not_found', 'no such tenant');
+        if (state.operator) throw new DomainError('invalid_value', 'the operator tenant cannot be deleted');
+        return [{ type: 'TenantDeleted', data: { tenantId: state.tenantId } }];
       default:
         return assertNever(command);
     }
@@ -53,6 +59,8 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
         return { exists: true, ...event.data };
       case 'TenantSettingsChanged':
         return state.exists ? { exists: true, ...event.data, ...(state.operator ? { operator: true } : {}) } : state;
+      case 'TenantDeleted':
+        return { exists: false, deleted: true };
       default:
         return assertNever(event);
     }

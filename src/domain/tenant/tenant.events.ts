@@ -39,4 +39,9 @@ export const DEFAULT_SESSION_IDLE_TIMEOUT = 3 * 24 * 3600;
 export type TenantCreated = DomainEvent<'TenantCreated', { tenantId: string } & TenantSettings>;
 /** The tenant's settings as they are from now on, whole (the operator flag aside: it never changes). */
 export type TenantSettingsChanged = DomainEvent<'TenantSettingsChanged', { tenantId: string } & Omit<TenantSettings, 'operator'>>;
-export type TenantEvent = TenantCreated | TenantSettingsChanged;
+/**
+ * The tenant is gone: none of its endpoints answers, so none of its sessions or tokens can be
+ * used or pass introspection any more; its events remain, and its id is never given again.
+ */
+export type TenantDeleted = DomainEvent<'TenantDeleted', { tenantId: string }>;
+export type TenantEvent = TenantCreated | TenantSettingsChanged | TenantDeleted;
