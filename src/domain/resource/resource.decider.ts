@@ -29,7 +29,7 @@ function absoluteUri(value: string): boolean {
   }
 }
 
-function validate(d: ResourceDefinition): void {
+export function validateResource(d: ResourceDefinition): void {
   const fail = (m: string): never => {
     throw new DomainError('invalid_value', `resource ${d.resourceId}: ${m}`);
   };
@@ -53,13 +53,13 @@ export const resourceDecider: Decider<ResourceCommand, ResourceEvent, ResourceSt
         if (state.reservedFor) throw new DomainError('already_exists', `the identifier ${command.identifier} belongs, or belonged, to resource ${state.reservedFor}`);
         return [{ type: 'ResourceIdentifierReserved', data: { tenantId: command.tenantId, identifier: command.identifier, resourceId: command.resourceId } }];
       case 'CreateResource':
-        validate(command.definition);
+        validateResource(command.definition);
         if (state.definition) throw new DomainError('already_exists', `a resource ${command.definition.resourceId} exists`);
         return [{ type: 'ResourceCreated', data: { tenantId: command.tenantId, ...command.definition } }];
       case 'UpdateResource': {
         if (!state.definition || !state.tenantId) throw new DomainError('not_found', 'no such resource');
         if (command.definition.identifier !== state.definition.identifier) throw new DomainError('invalid_value', 'identifier cannot change');
-        validate(command.definition);
+        validateResource(command.definition);
         return [{ type: 'ResourceUpdated', data: { tenantId: state.tenantId, ...command.definition } }];
       }
       case 'DeleteResource':
