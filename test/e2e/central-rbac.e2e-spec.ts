@@ -66,6 +66,8 @@ describe('admin API: resources', () => {
     expect(found.body.items.map((r: { id: string }) => r.id)).toEqual(['invoices']);
     expect((await call('GET', '/acme/configuration/resources?identifier=https%3A%2F%2Fnone.example.com')).body.items).toEqual([]);
     expect((await call('POST', '/acme/configuration/resources', { ...INVOICES, identifier: 'https://api.example.com/other' })).status).toBe(409);
+    // The refused request claimed nothing: the identifier it named is free for another resource.
+    expect((await call('POST', '/acme/configuration/resources', { id: 'other', identifier: 'https://api.example.com/other' })).status).toBe(201);
     expect((await call('POST', '/acme/configuration/resources', { ...INVOICES, id: 'invoices-2' })).status).toBe(409);
   });
 

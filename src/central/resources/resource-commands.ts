@@ -5,6 +5,7 @@ import { resourceDecider, validateResource } from '../../domain/resource/resourc
 import type { ResourceDefinition } from '../../domain/resource/resource.events.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import { streams } from '../../domain/shared/stream-names.js';
+import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { READ_STORE, type ReadStore } from '../../infrastructure/read-store/read-store.port.js';
 import { CommandPath, type CommandOrigin } from '../command-path.js';
 
@@ -40,12 +41,17 @@ export class DeleteResource extends Command<void> {
 /** Claims the identifier on its reservation stream first (rule 5), then creates the resource. */
 @CommandHandler(CreateResource)
 export class CreateResourceHandler implements ICommandHandler<CreateResource, void> {
-  constructor(@Inject(CommandPath) private readonly path: CommandPath) {}
+  constructor(
+    @Inject(CommandPath) private readonly path: CommandPath,
+    @Inject(AggregateStore) private readonly aggregates: AggregateStore,
+  ) {}
 
   async execute(c: CreateResource): Promise<void> {
     const { tenantId } = c.by;
     const d = c.definition;
     validateResource(d);
+    // A taken id is refused before the identifier is claimed, so that a refused request claims nothing.
+    if ((await this.aggregates.load(streams.resource(tenantId, d.resourceId), resourceDecider)).state.definition) throw new DomainError('already_exists', `a resource ${d.resourceId} exists`);
     const reservation = { kind: 'ReserveIdentifier' as const, tenantId, identifier: d.identifier, resourceId: d.resourceId };
     await this.path.run(streams.resourceIdentifier(tenantId, d.identifier), resourceDecider, reservation, { tenantId, actor: c.by.actor, ...(c.by.origin ? { origin: c.by.origin } : {}) }, []);
     await this.path.run(streams.resource(tenantId, d.resourceId), resourceDecider, { kind: 'CreateResource', tenantId, definition: d }, c.by, VIEWS);
