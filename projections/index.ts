@@ -1,5 +1,8 @@
 import { clientsProjection } from './clients.projection.js';
 import type { Projection } from './projection.js';
+import { permissionsProjection } from './permissions.projection.js';
+import { resourcesProjection } from './resources.projection.js';
+import { rolesProjection } from './roles.projection.js';
 import { sessionsProjection } from './sessions.projection.js';
 import { tenantsProjection } from './tenants.projection.js';
 import { tokenHistoryProjection } from './token-history.projection.js';
@@ -14,4 +17,7 @@ export const allProjections: readonly Projection<any>[] = [
   sessionsProjection,
   tokensProjection,
   tokenHistoryProjection,
+  resourcesProjection,
+  permissionsProjection,
+  rolesProjection,
 ];

@@ -10,6 +10,8 @@ export interface UserView {
   claims: Record<string, unknown>;
   /** Absent or false: the user may sign in and their tokens are honoured. */
   disabled?: boolean;
+  /** Ids of the roles the user holds. */
+  roles: string[];
   createdAt: string;
   updatedAt: string;
   /** The revision of the user's stream this document shows: its ETag in the admin API. */
@@ -24,8 +26,9 @@ const REVISION_ONLY = new Set(['ConsentGranted', 'ConsentDenied', 'LoginFailed']
 export const usersProjection: Projection<UserView> = {
   view: 'users',
   // 2: admin edits (claims, password, disabled), deletion, the stream revision, the e-mail index.
-  version: 2,
-  eventTypes: ['UserCreated', 'UserUpdated', 'UserPasswordChanged', 'UserDisabled', 'UserEnabled', 'UserDeleted', ...REVISION_ONLY],
+  // 3: roles.
+  version: 3,
+  eventTypes: ['UserCreated', 'UserUpdated', 'UserPasswordChanged', 'UserDisabled', 'UserEnabled', 'UserDeleted', 'RoleAssigned', 'RoleUnassigned', ...REVISION_ONLY],
   indexes: [{ fields: ['tenantId', 'usernameKey'], unique: true }, { fields: ['tenantId', 'claims.email'] }],
   // A failed sign-in with an unknown username is on the tenant's stream: no user's document.
   documentId: (e) => (e.data.userId === undefined ? undefined : userKey(e.data.tenantId, e.data.userId)),
@@ -33,7 +36,7 @@ export const usersProjection: Projection<UserView> = {
   apply(doc, e) {
     if (e.type === 'UserCreated') {
       const { tenantId, userId, username, passwordHash, claims, createdAt } = e.data;
-      return { tenantId, userId, username, usernameKey: username.toLowerCase(), passwordHash, claims, createdAt, updatedAt: createdAt, revision: e.revision };
+      return { tenantId, userId, username, usernameKey: username.toLowerCase(), passwordHash, claims, roles: [], createdAt, updatedAt: createdAt, revision: e.revision };
     }
     if (!doc) return null;
     const at = { revision: e.revision };
@@ -49,6 +52,10 @@ export const usersProjection: Projection<UserView> = {
         return { ...doc, disabled: false, ...changed };
       case 'UserDeleted':
         return null;
+      case 'RoleAssigned':
+        return { ...doc, roles: [...(doc.roles ?? []), e.data.roleId], ...changed };
+      case 'RoleUnassigned':
+        return { ...doc, roles: (doc.roles ?? []).filter((r) => r !== e.data.roleId), ...changed };
       default:
         return { ...doc, ...at };
     }

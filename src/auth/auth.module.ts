@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RoleScopes } from './roles/role-scopes.js';
 import { AssetsController } from './assets/assets.controller.js';
 import { AuthorizeController } from './authorize/authorize.controller.js';
 import { AuthorizeFlow } from './authorize/authorize-flow.js';
@@ -29,6 +30,7 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     ...grants,
     { provide: GRANTS, inject: grants, useFactory: (...all: unknown[]) => all },
     AuthorizeFlow,
+    RoleScopes,
     Interactions,
     ClientAuthenticator,
     BrowserSessions,
@@ -37,6 +39,6 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     TokenIssuer,
     TokenInspector,
   ],
-  exports: [AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector],
+  exports: [AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes],
 })
 export class AuthModule {}

@@ -15,9 +15,9 @@ export const ADMIN_SCOPES = ['central:read', 'central:write', 'central:audit'] a
 export type AdminScope = (typeof ADMIN_SCOPES)[number];
 
 /**
- * Scopes a user's grant never carries unless the user holds them through a role: so far the
- * admin scopes (roles come with the admin API's role kind; until then only clients, by their
- * own registration, get them).
+ * Scopes a user's grant carries only when the user holds them through a role (see
+ * auth/roles/role-scopes.ts): the admin scopes. Clients get them for their own tokens by their
+ * registration alone.
  */
 export function restrictedForUsers(scope: string): boolean {
   return (ADMIN_SCOPES as readonly string[]).includes(scope);

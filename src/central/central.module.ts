@@ -20,6 +20,17 @@ import { JwksAdminController } from './jwks/jwks-admin.controller.js';
 import { KeyRotation } from './jwks/key-rotation.js';
 import { DeleteUserHandler, EditUserHandler } from './users/user-commands.js';
 import { UsersController } from './users/users.controller.js';
+import { CreatePermissionHandler, DeletePermissionHandler, UpdatePermissionHandler } from './permissions/permission-commands.js';
+import { PermissionsController } from './permissions/permissions.controller.js';
+import { CreateResourceHandler, DeleteResourceHandler, UpdateResourceHandler } from './resources/resource-commands.js';
+import { ResourcesController } from './resources/resources.controller.js';
+import { AssignRoleHandler, DeleteRoleHandler, SaveRoleHandler } from './roles/role-commands.js';
+import { RolesController } from './roles/roles.controller.js';
+import { UserRolesController } from './roles/user-roles.controller.js';
+
+/** Resources, permissions, roles and role assignments. */
+const rbacHandlers = [CreateResourceHandler, UpdateResourceHandler, DeleteResourceHandler, CreatePermissionHandler, UpdatePermissionHandler, DeletePermissionHandler, SaveRoleHandler, DeleteRoleHandler, AssignRoleHandler];
+const rbacControllers = [ResourcesController, PermissionsController, RolesController, UserRolesController];
 
 const commandHandlers = [
   CreateTenantHandler,
@@ -37,8 +48,8 @@ const commandHandlers = [
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
   imports: [CqrsModule, PassportModule, AuthModule],
-  controllers: [TenantsController, TenantSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController],
-  providers: [...commandHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService],
+  controllers: [TenantsController, TenantSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, ...rbacControllers],
+  providers: [...commandHandlers, ...rbacHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService],
   exports: [BootstrapService],
 })
 export class CentralModule {}

@@ -76,6 +76,7 @@ describe('admin API: users, one by one', () => {
       name: 'Carol C',
       given_name: 'Carol',
       disabled: false,
+      roles: [],
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

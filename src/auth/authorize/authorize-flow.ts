@@ -27,6 +27,7 @@ import {
   UnsupportedResponseType,
   UserFacingError,
 } from '../oauth-errors.js';
+import { RoleScopes } from '../roles/role-scopes.js';
 import { restrictedForUsers } from '../scopes.js';
 import { MAX_STATE_LENGTH, type ParamsWithRepeats, repeatedParameter, scopeList } from '../params.js';
 import { BrowserSessions } from '../sessions/browser-session.js';
@@ -66,6 +67,7 @@ export class AuthorizeFlow {
     @Inject(Interactions) private readonly interactions: Interactions,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
+    @Inject(RoleScopes) private readonly roleScopes: RoleScopes,
   ) {}
 
   async start(tenantId: string, { params, repeated }: ParamsWithRepeats, cookieHeader: string | undefined, origin: RequestOrigin): Promise<FlowResult> {
@@ -115,8 +117,10 @@ export class AuthorizeFlow {
     // `offline_access` asks for a refresh token (OpenID Connect Core §11): a client that may
     // not use the refresh_token grant is not granted it, so that the scope granted says so.
     const requested = scopeList(params.scope);
-    const grantable = (client.grantTypes.includes('refresh_token') ? client.scope : client.scope.filter((s) => s !== 'offline_access')).filter((s) => !restrictedForUsers(s));
-    const scope = requested ? requested.filter((s) => grantable.includes(s)) : grantable.filter((s) => s !== 'offline_access');
+    // The restricted scopes are granted only when asked for, and only to a user whose roles
+    // hold them: that is decided in `resume`, once the user is known.
+    const grantable = client.grantTypes.includes('refresh_token') ? client.scope : client.scope.filter((s) => s !== 'offline_access');
+    const scope = requested ? requested.filter((s) => grantable.includes(s)) : grantable.filter((s) => s !== 'offline_access' && !restrictedForUsers(s));
     if (scope.length === 0) fail(new InvalidScope(requested ? 'none of the requested scopes is allowed for this client' : 'the client is registered for no scope'));
     const prompt = scopeList(params.prompt) ?? [];
     if (prompt.some((p) => !PROMPTS.has(p)) || (prompt.includes('none') && prompt.length > 1)) fail(new InvalidRequest('prompt must be none, or any of login and consent'));
@@ -173,6 +177,9 @@ export class AuthorizeFlow {
       return this.interaction(`${tenantPath}/login`, request);
     }
     const user = await this.aggregates.load(streams.user(tenant.tenantId, session.userId), userDecider);
+    const scope = await this.roleScopes.forRoles(tenant.tenantId, user.state.roles ?? [], request.scope);
+    if (scope.length === 0) throw this.toClient(request, new InvalidScope('none of the requested scopes is allowed for this user'));
+    if (scope.length !== request.scope.length) request = { ...request, scope };
     const consentNeeded = (!client.firstParty && !hasConsent(user.state, client.clientId, request.scope)) || (request.prompt.includes('consent') && !request.consented);
     if (consentNeeded) {
       if (request.prompt.includes('none')) throw this.toClient(request, new ConsentRequired('the user has not allowed this client'));

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { authorizationOf } from '../../auth/form-request.js';
 import { carries } from '../../auth/params.js';
+import { RoleScopes } from '../../auth/roles/role-scopes.js';
 import { TokenInspector } from '../../auth/tokens/token-inspector.js';
 import { CONFIG, type Config } from '../../config.js';
 import { decodeJwt } from '../../infrastructure/crypto/jws.js';
@@ -26,6 +27,7 @@ export class AdminTokens {
   constructor(
     @Inject(TokenInspector) private readonly inspector: TokenInspector,
     @Inject(Directory) private readonly directory: Directory,
+    @Inject(RoleScopes) private readonly roleScopes: RoleScopes,
     @Inject(CONFIG) config: Config,
   ) {
     this.issuerPrefix = `${config.publicUrl}/`;
@@ -45,7 +47,10 @@ export class AdminTokens {
     if (!tenant) throw problems.invalidToken('the access token is invalid, expired or revoked');
     const found = await this.inspector.inspect(tenant.tenantId, token, 'access_token');
     if (!found?.active || found.token.kind !== 'access_token') throw problems.invalidToken('the access token is invalid, expired or revoked');
-    const { sub, clientId, userId, scope } = found.token;
-    return { tenantId: tenant.tenantId, operator: tenant.operator === true, sub, clientId, ...(userId ? { userId } : {}), scopes: scope };
+    const { sub, clientId, userId } = found.token;
+    // A user's token keeps an admin scope only while the user still holds it through a role:
+    // taking the role away ends its use at once, not when the token expires.
+    const scopes = userId ? await this.roleScopes.forUser(tenant.tenantId, userId, found.token.scope) : found.token.scope;
+    return { tenantId: tenant.tenantId, operator: tenant.operator === true, sub, clientId, ...(userId ? { userId } : {}), scopes };
   }
 }

@@ -21,7 +21,27 @@ describe('bootstrap file', () => {
     expect(json[0].users[0]).toEqual({ username: 'u', password: 'a long passphrase', claims: { email_verified: true } });
   });
 
+  it('reads resources, permissions, roles and the roles of users', () => {
+    const text = [
+      'tenants:',
+      '  - id: acme',
+      '    resources: [{ id: invoices, identifier: "https://api.example.com/invoices", scopes: [invoices:read], upstream_url: "http://127.0.0.1:8080" }]',
+      '    permissions: [{ id: central:read, resource: central }, { id: invoices:approve, resource: invoices, description: Approve }]',
+      '    roles: [{ id: admin, name: Admins, permissions: [central:read] }]',
+      '    users: [{ username: root, password: "a long passphrase", roles: [admin] }]',
+    ].join('\n');
+    const [t] = readBootstrapFile(file('access.yaml', text), 8);
+    expect(t.resources).toEqual([{ resourceId: 'invoices', identifier: 'https://api.example.com/invoices', scopes: ['invoices:read'], upstreamUrl: 'http://127.0.0.1:8080' }]);
+    expect(t.permissions).toEqual([{ permissionId: 'central:read', resource: 'central' }, { permissionId: 'invoices:approve', resource: 'invoices', description: 'Approve' }]);
+    expect(t.roles).toEqual([{ roleId: 'admin', name: 'Admins', permissions: ['central:read'] }]);
+    expect(t.users[0].roles).toEqual(['admin']);
+  });
+
   it.each([
+    ['tenants: [{ id: acme, roles: [{ id: r, permissions: [1] }] }]', 'tenants[0].roles[0].permissions[0]: must be a non-empty string'],
+    ['tenants: [{ id: acme, permissions: [{ id: p }] }]', 'tenants[0].permissions[0].resource: must be a non-empty string'],
+    ['tenants: [{ id: acme, resources: [{ id: r, identifier: "https://x", audience: y }] }]', 'tenants[0].resources[0].audience: unknown field'],
+    ['tenants: [{ id: acme, users: [{ username: u, password: "a long passphrase", roles: admin }] }]', 'tenants[0].users[0].roles: must be a list'],
     ['tenants: [{ id: acme, access_token_ttl: -1 }]', 'tenants[0].access_token_ttl: must be a positive whole number of seconds'],
     ['tenants: [{ id: acme, session_max_age: 0 }]', 'tenants[0].session_max_age: must be a positive whole number of seconds'],
     ['tenants: [{ id: acme, session_idle_timeout: 1.5 }]', 'tenants[0].session_idle_timeout: must be a positive whole number of seconds'],

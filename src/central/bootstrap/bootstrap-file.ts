@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import type { GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
 import { DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_AGE, SIGNING_ALGS, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
 import type { UserClaims } from '../../domain/user/user.events.js';
+import { ACCESS_FIELDS, type BootstrapAccess, type FieldReader, readAccess } from './bootstrap-access.js';
 
 export interface BootstrapClient {
   clientId: string;
@@ -24,9 +25,11 @@ export interface BootstrapUser {
   username: string;
   password: string;
   claims: UserClaims;
+  /** Roles given to the user when the bootstrap creates them. */
+  roles?: string[];
 }
 
-export interface BootstrapTenant {
+export interface BootstrapTenant extends BootstrapAccess {
   id: string;
   settings: TenantSettings;
   clients: BootstrapClient[];
@@ -73,7 +76,7 @@ export function readBootstrapFile(file: string, passwordMinLength: number): Boot
   return r.array(root.tenants ?? [], 'tenants').map((t, i) => r.tenant(t, `tenants[${i}]`));
 }
 
-class Reader {
+class Reader implements FieldReader {
   constructor(
     private readonly file: string,
     private readonly passwordMinLength: number,
@@ -131,7 +134,7 @@ class Reader {
 
   tenant(v: unknown, path: string): BootstrapTenant {
     const n = this.object(v, path);
-    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'operator', 'clients', 'users']);
+    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'operator', 'clients', 'users', ...ACCESS_FIELDS]);
     const d = DEFAULT_TENANT_SETTINGS;
     const operator = this.bool(n.operator, `${path}.operator`, false);
     return {
@@ -149,6 +152,7 @@ class Reader {
       },
       clients: this.array(n.clients ?? [], `${path}.clients`).map((c, i) => this.client(c, `${path}.clients[${i}]`)),
       users: this.array(n.users ?? [], `${path}.users`).map((u, i) => this.user(u, `${path}.users[${i}]`)),
+      ...readAccess(this, n, path),
     };
   }
 
@@ -184,7 +188,7 @@ class Reader {
 
   user(v: unknown, path: string): BootstrapUser {
     const n = this.object(v, path);
-    this.only(n, path, ['username', 'password', 'email', 'email_verified', 'name', 'given_name', 'family_name']);
+    this.only(n, path, ['username', 'password', 'email', 'email_verified', 'name', 'given_name', 'family_name', 'roles']);
     const claims: UserClaims = {};
     for (const k of ['email', 'name', 'given_name', 'family_name'] as const) {
       const s = this.optionalString(n[k], `${path}.${k}`);
@@ -195,6 +199,6 @@ class Reader {
     const password = this.string(n.password, `${path}.password`);
     const problem = passwordProblem(password, { username, email: claims.email }, this.passwordMinLength);
     if (problem) this.fail(`${path}.password`, problem);
-    return { username, password, claims };
+    return n.roles === undefined ? { username, password, claims } : { username, password, claims, roles: this.strings(n.roles, `${path}.roles`) };
   }
 }

@@ -11,6 +11,8 @@ import { CreateClient } from '../commands/create-client.command.js';
 import { type CommandResult, CreateTenant } from '../commands/create-tenant.command.js';
 import { CreateUser } from '../commands/create-user.command.js';
 import { type BootstrapTenant, BootstrapFileError, DEFAULT_TENANT_SETTINGS, readBootstrapFile } from './bootstrap-file.js';
+import { BootstrapAccessItems } from './bootstrap-access-items.js';
+import { READ_STORE, type ReadStore } from '../../infrastructure/read-store/read-store.port.js';
 
 const ACTOR = 'system:bootstrap';
 
@@ -33,6 +35,7 @@ export class BootstrapService {
     @Inject(CONFIG) private readonly config: Config,
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
   ) {}
 
   async run(): Promise<void> {
@@ -81,8 +84,14 @@ export class BootstrapService {
       const result = await step(`${path}.clients[${i}]`, () => this.commands.execute(new CreateClient(t.id, registration, clientSecret, ACTOR)));
       if (result.clientSecret) generated.set(c.clientId, result.clientSecret);
     }
+    const access = new BootstrapAccessItems(this.commands, this.reads, { tenantId: t.id, actor: ACTOR });
+    for (const [i, r] of (t.resources ?? []).entries()) await step(`${path}.resources[${i}]`, () => access.resource(r));
+    for (const [i, p] of (t.permissions ?? []).entries()) await step(`${path}.permissions[${i}]`, () => access.permission(p));
+    for (const [i, r] of (t.roles ?? []).entries()) await step(`${path}.roles[${i}]`, () => access.role(r));
     for (const [i, u] of t.users.entries()) {
-      await step(`${path}.users[${i}]`, () => this.commands.execute(new CreateUser(t.id, u.username, u.password, u.claims, ACTOR)), true);
+      const where = `${path}.users[${i}]`;
+      const user = await step(where, () => this.commands.execute<CreateUser, CommandResult & { userId: string }>(new CreateUser(t.id, u.username, u.password, u.claims, ACTOR)), true);
+      if (u.roles?.length) await step(where, () => access.userRoles(user.userId, u.roles!, user.created));
     }
     return { created, existingUsers, generated };
   }

@@ -3,11 +3,11 @@ import { problems } from './problem.js';
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;
 
-/** `?limit=&after=` of a list: at most MAX_PAGE items, after the id a previous page ended with. */
-export function pageQuery(query: unknown): { limit: number; after?: string } {
+/** `?limit=&after=` of a list: at most MAX_PAGE items, after the id a previous page ended with; `filters` names the list's other parameters. */
+export function pageQuery(query: unknown, filters: readonly string[] = ['username', 'email']): { limit: number; after?: string } {
   const q = (typeof query === 'object' && query !== null ? query : {}) as Record<string, unknown>;
   const { limit: rawLimit, after, ...rest } = q;
-  const unknown = Object.keys(rest).filter((k) => !['username', 'email'].includes(k));
+  const unknown = Object.keys(rest).filter((k) => !filters.includes(k));
   if (unknown.length) throw problems.badRequest(`unknown query parameter ${unknown[0]}`, unknown.map((k) => ({ path: k, detail: 'unknown query parameter' })));
   let limit = DEFAULT_PAGE;
   if (rawLimit !== undefined) {

@@ -53,6 +53,7 @@ export const problems = {
 const DOMAIN_STATUS: Partial<Record<DomainErrorCode, (m: string) => Problem>> = {
   not_found: (m) => problems.notFound(m),
   already_exists: (m) => problems.conflict(m),
+  in_use: (m) => problems.conflict(m),
   invalid_value: (m) => problems.badRequest(m),
 };
 

@@ -58,5 +58,5 @@ export function claimsOf(dto: UserDto): UserClaims {
 export function userRepresentation(u: UserView): Record<string, unknown> {
   const claims: Record<string, unknown> = {};
   for (const k of CLAIMS) if (u.claims[k] !== undefined) claims[k] = u.claims[k];
-  return { id: u.userId, username: u.username, ...claims, disabled: u.disabled ?? false, created_at: u.createdAt, updated_at: u.updatedAt };
+  return { id: u.userId, username: u.username, ...claims, disabled: u.disabled ?? false, roles: u.roles ?? [], created_at: u.createdAt, updated_at: u.updatedAt };
 }

@@ -102,7 +102,8 @@ export class UsersController {
   ): Promise<unknown> {
     const expectedRevision = ifMatchRevision(req);
     const current = await this.found(tenantId, userId);
-    const { id: _i, created_at: _c, updated_at: _u, ...editable } = userRepresentation(current);
+    // Roles change through users/{id}/roles/{roleId}: a patch naming `roles` is refused as an unknown field.
+    const { id: _i, roles: _r, created_at: _c, updated_at: _u, ...editable } = userRepresentation(current);
     const dto = validated(UserDto, mergePatch(editable, req.body));
     if (dto.username !== current.username) throw problems.badRequest('username cannot change', [{ path: 'username', detail: 'cannot change' }]);
     const claims = claimsOf(dto);

@@ -14,6 +14,8 @@ export class DomainError extends Error {
 
 export type DomainErrorCode =
   | 'already_exists'
+  /** The item is still referred to (a permission by a role, say) and cannot go. */
+  | 'in_use'
   | 'not_found'
   | 'invalid_value'
   | 'code_invalid'

@@ -9,4 +9,8 @@ export const streams = {
   clientTokens: (tenantId: string, clientId: string) => `clienttokens-${tenantId}.${clientId}`,
   loginFailures: (tenantId: string) => `loginfailures-${tenantId}`,
   session: (tenantId: string, sessionId: string) => `session-${tenantId}.${sessionId}`,
+  resource: (tenantId: string, resourceId: string) => `resource-${tenantId}.${resourceId}`,
+  resourceIdentifier: (tenantId: string, identifier: string) => `resourceidentifier-${tenantId}.${identifier}`,
+  permission: (tenantId: string, permissionId: string) => `permission-${tenantId}.${permissionId}`,
+  role: (tenantId: string, roleId: string) => `role-${tenantId}.${roleId}`,
 };

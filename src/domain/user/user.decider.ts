@@ -10,6 +10,9 @@ export type UserCommand =
   /** An admin's edit, applied as one change: the whole claims set, a new password hash, enabled or disabled; what is left out stays. */
   | { kind: 'EditUser'; claims?: UserClaims; passwordHash?: string; disabled?: boolean }
   | { kind: 'DeleteUser' }
+  /** `roleExists`: whether the role was found on its stream when the command was built. */
+  | { kind: 'AssignRole'; roleId: string; roleExists: boolean }
+  | { kind: 'UnassignRole'; roleId: string }
   | { kind: 'GrantConsent'; clientId: string; scope: string[]; sessionId?: string }
   | { kind: 'DenyConsent'; clientId: string; scope: string[]; sessionId: string };
 
@@ -21,6 +24,8 @@ export interface UserState {
   consents: Record<string, string[]>;
   disabled?: boolean;
   deleted?: boolean;
+  /** Ids of the roles the user holds. */
+  roles?: string[];
 }
 
 /** True when the user already allowed the client every one of these scopes. */
@@ -81,7 +86,20 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
       }
       case 'DeleteUser': {
         const { created, tenantId } = existing(state);
-        return [{ type: 'UserDeleted', data: { tenantId, userId: created.userId, username: created.username } }];
+        // The roles go first, so that the roles' assignment counts never include a deleted user.
+        const unassigned = (state.roles ?? []).map((roleId): UserEvent => ({ type: 'RoleUnassigned', data: { tenantId, userId: created.userId, roleId } }));
+        return [...unassigned, { type: 'UserDeleted', data: { tenantId, userId: created.userId, username: created.username } }];
+      }
+      case 'AssignRole': {
+        const { created, tenantId } = existing(state);
+        if (!command.roleExists) throw new DomainError('invalid_value', `no role ${command.roleId}`);
+        if (state.roles?.includes(command.roleId)) return [];
+        return [{ type: 'RoleAssigned', data: { tenantId, userId: created.userId, roleId: command.roleId } }];
+      }
+      case 'UnassignRole': {
+        const { created, tenantId } = existing(state);
+        if (!state.roles?.includes(command.roleId)) throw new DomainError('not_found', `the user does not hold the role ${command.roleId}`);
+        return [{ type: 'RoleUnassigned', data: { tenantId, userId: created.userId, roleId: command.roleId } }];
       }
       case 'DenyConsent': {
         const { created, tenantId } = existing(state);
@@ -118,6 +136,10 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
         return { ...state, disabled: false };
       case 'UserDeleted':
         return { ...state, deleted: true };
+      case 'RoleAssigned':
+        return { ...state, roles: [...(state.roles ?? []), event.data.roleId] };
+      case 'RoleUnassigned':
+        return { ...state, roles: (state.roles ?? []).filter((r) => r !== event.data.roleId) };
       case 'ConsentDenied':
       case 'LoginFailed':
         return state;
@@ -127,9 +149,9 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
   },
   // A user's stream also takes every failed sign-in (the throttle lets about a hundred a day
   // through for a username under attack): saved, a load need not fold them all again. Version
-  // 2: the state as above (with `disabled` and `deleted`), plain JSON already.
+  // 3: the state as above (with `disabled`, `deleted` and `roles`), plain JSON already.
   snapshot: {
-    version: 2,
+    version: 3,
     encode: (s) => s,
     decode: (saved) => saved as UserState,
   },

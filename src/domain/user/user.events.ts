@@ -40,6 +40,10 @@ export type UserDisabled = DomainEvent<'UserDisabled', { tenantId: string; userI
 export type UserEnabled = DomainEvent<'UserEnabled', { tenantId: string; userId: string }>;
 /** The user is gone; the username stays reserved for them (never given to someone else). */
 export type UserDeleted = DomainEvent<'UserDeleted', { tenantId: string; userId: string; username: string }>;
+/** The user holds the role (and, through it, its permissions) from now on. */
+export type RoleAssigned = DomainEvent<'RoleAssigned', { tenantId: string; userId: string; roleId: string }>;
+/** The user no longer holds the role; also recorded for each role a deleted user held. */
+export type RoleUnassigned = DomainEvent<'RoleUnassigned', { tenantId: string; userId: string; roleId: string }>;
 export type UserEvent =
   | UsernameReserved
   | UserCreated
@@ -50,4 +54,6 @@ export type UserEvent =
   | UserPasswordChanged
   | UserDisabled
   | UserEnabled
-  | UserDeleted;
+  | UserDeleted
+  | RoleAssigned
+  | RoleUnassigned;

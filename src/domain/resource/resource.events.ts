@@ -1,0 +1,20 @@
+import type { DomainEvent } from '../shared/decider.js';
+
+/** An API (resource server) of the tenant as the admin defines it; `identifier` is the `aud` of tokens issued for it. */
+export interface ResourceDefinition {
+  resourceId: string;
+  identifier: string;
+  name?: string;
+  scopes: string[];
+  /** Where the edge forwards the resource's traffic. */
+  upstreamUrl?: string;
+}
+
+/** The identifier is claimed for this resource id, for good (rule 5): no other resource ever takes it. */
+export type ResourceIdentifierReserved = DomainEvent<'ResourceIdentifierReserved', { tenantId: string; identifier: string; resourceId: string }>;
+export type ResourceCreated = DomainEvent<'ResourceCreated', { tenantId: string } & ResourceDefinition>;
+/** The whole definition after an admin's change (the identifier never changes). */
+export type ResourceUpdated = DomainEvent<'ResourceUpdated', { tenantId: string } & ResourceDefinition>;
+export type ResourceDeleted = DomainEvent<'ResourceDeleted', { tenantId: string; resourceId: string }>;
+
+export type ResourceEvent = ResourceIdentifierReserved | ResourceCreated | ResourceUpdated | ResourceDeleted;
