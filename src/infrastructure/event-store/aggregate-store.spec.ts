@@ -106,6 +106,7 @@ describe('aggregate store: stateless deciders', () => {
     expect(outcome).toMatchObject({ events: [{ type: 'Added', data: { n: 2 } }], state: null, alongside: 1 });
     expect(read).not.toHaveBeenCalled();
     expect(await store.execute('c-1', facts, { add: 0 }, ctx)).toEqual({ events: [], state: null, position: 0 });
+    await expect(store.execute('c-1', facts, { add: 3 }, { ...ctx, expectedRevision: 1 })).rejects.toThrow('no revision to expect');
     read.mockRestore();
     expect((await events.readStream('c-1')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
   });

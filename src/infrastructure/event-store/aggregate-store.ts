@@ -138,7 +138,7 @@ export class AggregateStore {
     ctx: CommandContext,
     alongside?: Alongside<E, S, R>,
   ): Promise<Outcome<E, S, R>> {
-    if (decider.stateless && ctx.expectedRevision === undefined) return this.decideAndRecord(streamId, decider, command, ctx, alongside);
+    if (decider.stateless) return this.decideAndRecord(streamId, decider, command, ctx, alongside);
     const endTurn = await this.turns.take(streamId);
     try {
       return await this.decideAndAppend(streamId, decider, command, ctx, alongside, endTurn);
@@ -192,6 +192,8 @@ export class AggregateStore {
    * decision, so appends on one stream need not queue).
    */
   private async decideAndRecord<C, E extends DomainEvent, S, R>(streamId: string, decider: Decider<C, E, S>, command: C, ctx: CommandContext, alongside: Alongside<E, S, R> | undefined): Promise<Outcome<E, S, R>> {
+    // An expected revision could only be checked by loading the stream, which this path never does.
+    if (ctx.expectedRevision !== undefined) throw new Error(`${streamId}: a stateless decision has no revision to expect`);
     const state = decider.initialState;
     const decided = decider.decide(command, state);
     if (decided.length === 0) return { events: [], state, position: 0 };
