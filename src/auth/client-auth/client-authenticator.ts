@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ClientView } from '../../../projections/clients.projection.js';
+import { clientTokensDecider } from '../../domain/client/client-tokens.decider.js';
 import type { ClientAuthenticationFailed } from '../../domain/client/client.events.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { ClientSecrets } from '../../infrastructure/crypto/client-secrets.js';
@@ -88,18 +89,8 @@ export class ClientAuthenticator {
       const now = this.clock.now();
       const budget = this.failures.spend(`${tenantId}\n${client.clientId}`, now.getTime());
       if (budget.record) {
-        const failed: ClientAuthenticationFailed = {
-          type: 'ClientAuthenticationFailed',
-          data: {
-            tenantId,
-            clientId: client.clientId,
-            endpoint: options.endpoint,
-            method: presented.method,
-            reason: wrongMethod ? 'wrong_method' : 'wrong_secret',
-            ...(budget.unrecordedBefore ? { unrecordedBefore: budget.unrecordedBefore } : {}),
-          },
-        };
-        await this.aggregates.record(streams.clientTokens(tenantId, client.clientId), [failed], { tenantId, actor: 'anonymous', now, ...options.origin });
+        const failed = { kind: 'RecordAuthenticationFailure' as const, tenantId, clientId: client.clientId, endpoint: options.endpoint, method: presented.method, wrongMethod, unrecordedBefore: budget.unrecordedBefore };
+        await this.aggregates.execute(streams.clientTokens(tenantId, client.clientId), clientTokensDecider, failed, { tenantId, actor: 'anonymous', now, ...options.origin });
       }
       throw new InvalidClient('client authentication failed');
     }

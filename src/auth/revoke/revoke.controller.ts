@@ -1,5 +1,6 @@
 import { Controller, Header, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { clientTokensDecider } from '../../domain/client/client-tokens.decider.js';
 import { REVOCATION_REFUSAL } from '../../domain/session/session.decider.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
@@ -65,25 +66,17 @@ export class RevokeController {
     try {
       if (!(await this.inspector.inspect(tenantId, token, 'access_token'))?.active) return;
       // A user's token is revoked, or the revocation refused, by its session's decider.
-      if (t.sessionId) {
-        refusedIfAny((await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId, owner }, actor, { origin })).events);
-        return;
-      }
-      if (owner !== client.clientId) {
-        // Refused and recorded on the owner's stream, like a revocation: another client holds the token.
-        const now = this.clock.now();
-        if (this.refusals.open(tenantId, client.clientId, now)) {
-          const refusal = { tenantId, clientId: owner, presentedBy: client.clientId, tokenType: 'access_token' as const, jti: t.jti };
-          await this.aggregates.record(streams.clientTokens(tenantId, owner), [{ type: 'RevocationRefused', data: refusal }], { tenantId, actor, now, ...origin });
-          this.refusals.spend(tenantId, client.clientId, now);
-        }
+      if (t.sessionId) return refusedIfAny((await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId, owner }, actor, { origin })).events);
+      // A client's own token: revoked, or the revocation refused, on its owner's token stream.
+      const now = this.clock.now();
+      const refused = owner !== client.clientId;
+      if (refused && !this.refusals.open(tenantId, client.clientId, now)) throw new InvalidGrant(REVOCATION_REFUSAL);
+      const revoke = { kind: 'RevokeClientToken' as const, tenantId, jti: t.jti, clientId: client.clientId, owner };
+      await this.aggregates.execute(streams.clientTokens(tenantId, owner), clientTokensDecider, revoke, { tenantId, actor, now, ...origin });
+      if (refused) {
+        this.refusals.spend(tenantId, client.clientId, now);
         throw new InvalidGrant(REVOCATION_REFUSAL);
       }
-      await this.aggregates.record(
-        streams.clientTokens(tenantId, client.clientId),
-        [{ type: 'TokenRevoked', data: { tenantId, clientId: client.clientId, tokenType: 'access_token', jti: t.jti, reason: 'revocation_request' } }],
-        { tenantId, actor, now: this.clock.now(), ...origin },
-      );
     } finally {
       endTurn();
     }

@@ -15,6 +15,17 @@ export interface Decider<C, E extends DomainEvent, S> {
   evolve(state: S, event: E): S;
   /** For streams that grow long: how the folded state is saved, so that a load need not read every event again. */
   snapshot?: SnapshotCodec<S>;
+  /**
+   * Set when `decide` never reads the state (facts recorded as they happen: a failed sign-in,
+   * say): the store then appends what it decides without loading the stream, at whatever
+   * revision the stream has, as no earlier event could have changed the decision.
+   */
+  stateless?: true;
+}
+
+/** A decider of facts: `decide` turns each command into its events, whatever the stream holds before. */
+export function factDecider<C, E extends DomainEvent>(decide: (command: C) => E[]): Decider<C, E, null> {
+  return { initialState: null, decide: (command) => decide(command), evolve: (state) => state, stateless: true };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { fold } from '../shared/decider.js';
+import { givenFor } from '../shared/decider-spec.js';
 import type { SigningKeyEvent, SigningKeyGenerated } from './signing-key.events.js';
 import { keyStatuses, RETIRE_AFTER_SECONDS, signingKeyDecider } from './signing-key.decider.js';
 
@@ -7,8 +7,10 @@ const key = (kid: string, alg: 'ES256' | 'RS256', createdAt: number, activatesAt
   data: { tenantId: 't', kid, alg, publicJwk: {}, encryptedPrivateKey: 'sealed', createdAt: new Date(createdAt * 1000).toISOString(), ...(activatesAt !== undefined ? { activatesAt } : {}) },
 });
 
+const given = givenFor(signingKeyDecider);
+
 describe('signing key lifecycle', () => {
-  const state = fold(signingKeyDecider, [key('a', 'ES256', 1000), key('r', 'RS256', 1000), key('b', 'ES256', 5000, 5900)]);
+  const { state } = given([key('a', 'ES256', 1000), key('r', 'RS256', 1000), key('b', 'ES256', 5000, 5900)]);
   const at = (now: number) => Object.fromEntries(keyStatuses(state, now).map((k) => [k.kid, k.status]));
 
   it('announces, activates at its time, retires the replaced key once its tokens have expired', () => {
@@ -20,7 +22,7 @@ describe('signing key lifecycle', () => {
 
   it('records each step once, when due', () => {
     const when = (now: number, events: SigningKeyEvent[] = [key('a', 'ES256', 1000), key('r', 'RS256', 1000), key('b', 'ES256', 5000, 5900)]) =>
-      signingKeyDecider.decide({ kind: 'RecordKeySteps', tenantId: 't', now }, fold(signingKeyDecider, events));
+      given(events).when({ kind: 'RecordKeySteps', tenantId: 't', now });
     expect(when(5000)).toEqual([]);
     const activated = when(6000);
     expect(activated).toEqual([{ type: 'SigningKeyActivated', data: { tenantId: 't', kid: 'b', alg: 'ES256', at: 5900, replaced: 'a' } }]);

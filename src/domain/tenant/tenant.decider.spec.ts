@@ -1,3 +1,4 @@
+import { givenFor } from '../shared/decider-spec.js';
 import { DomainError } from '../shared/domain-error.js';
 import { tenantsProjection } from '../../../projections/tenants.projection.js';
 import { tenantDecider } from './tenant.decider.js';
@@ -5,20 +6,22 @@ import { DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_AGE } from './tenant.
 
 const settings = { securityProfile: 'baseline' as const, accessTokenTtl: 300, refreshTokenTtl: 86400, signingAlg: 'ES256' as const, refreshWithoutOfflineAccess: false };
 
+const given = givenFor(tenantDecider);
+
 describe('tenant decider', () => {
   it('creates a tenant once', () => {
-    const events = tenantDecider.decide({ kind: 'CreateTenant', tenantId: 'acme', settings }, tenantDecider.initialState);
-    expect(events).toEqual([{ type: 'TenantCreated', data: { tenantId: 'acme', ...settings } }]);
-    const state = events.reduce(tenantDecider.evolve, tenantDecider.initialState);
-    expect(tenantDecider.decide({ kind: 'CreateTenant', tenantId: 'acme', settings }, state)).toEqual([]);
+    const create = { kind: 'CreateTenant' as const, tenantId: 'acme', settings };
+    expect(given().when(create)).toEqual([{ type: 'TenantCreated', data: { tenantId: 'acme', ...settings } }]);
+    expect(given(given().after(create)).when(create)).toEqual([]);
   });
 
   it.each(['well-known', 'oauth', 'UPPER', 'a/b', ''])('rejects tenant id %p', (id) => {
-    expect(() => tenantDecider.decide({ kind: 'CreateTenant', tenantId: id, settings }, tenantDecider.initialState)).toThrow(DomainError);
+    expect(() => given().when({ kind: 'CreateTenant', tenantId: id, settings })).toThrow(DomainError);
+    expect(given().refused({ kind: 'CreateTenant', tenantId: id, settings })).toBe('invalid_value');
   });
 
   it.each([0, -5, 1.5])('rejects session_max_age and session_idle_timeout %p', (value) => {
-    const create = (over: object) => () => tenantDecider.decide({ kind: 'CreateTenant', tenantId: 'acme', settings: { ...settings, ...over } }, tenantDecider.initialState);
+    const create = (over: object) => () => given().when({ kind: 'CreateTenant', tenantId: 'acme', settings: { ...settings, ...over } });
     expect(create({ sessionMaxAge: value })).toThrow('session_max_age must be a positive integer');
     expect(create({ sessionIdleTimeout: value })).toThrow('session_idle_timeout must be a positive integer');
   });

@@ -1,4 +1,5 @@
 import { fold } from '../shared/decider.js';
+import { givenFor } from '../shared/decider-spec.js';
 import { userDecider } from './user.decider.js';
 import type { UserEvent } from './user.events.js';
 
@@ -7,6 +8,7 @@ const created: UserEvent = {
   data: { tenantId: 't', userId: 'u', username: 'alice', passwordHash: 'scrypt$...', claims: { email: 'alice@example.com' }, createdAt: '2026-01-01T00:00:00.000Z' },
 };
 const failed: UserEvent = { type: 'LoginFailed', data: { tenantId: 't', clientId: 'web', reason: 'bad_password', userId: 'u' } };
+const given = givenFor(userDecider);
 const consent = (clientId: string, scope: string[]): UserEvent => ({ type: 'ConsentGranted', data: { tenantId: 't', userId: 'u', clientId, scope } });
 
 describe('user decider', () => {
@@ -14,11 +16,11 @@ describe('user decider', () => {
     const events: UserEvent[] = [created, ...Array.from({ length: 50 }, () => failed), consent('third', ['openid']), failed, consent('other', ['openid', 'email'])];
     const codec = userDecider.snapshot!;
     for (const n of [1, 30, 52, events.length]) {
-      const restored = codec.decode(JSON.parse(JSON.stringify(codec.encode(fold(userDecider, events.slice(0, n))))));
-      expect(restored).toEqual(fold(userDecider, events.slice(0, n)));
-      expect(events.slice(n).reduce(userDecider.evolve, restored)).toEqual(fold(userDecider, events));
+      const restored = codec.decode(JSON.parse(JSON.stringify(codec.encode(given(events.slice(0, n)).state))));
+      expect(restored).toEqual(given(events.slice(0, n)).state);
+      expect(events.slice(n).reduce(userDecider.evolve, restored)).toEqual(given(events).state);
     }
-    expect(userDecider.decide({ kind: 'GrantConsent', clientId: 'third', scope: ['openid'] }, fold(userDecider, events))).toEqual([]);
+    expect(given(events).when({ kind: 'GrantConsent', clientId: 'third', scope: ['openid'] })).toEqual([]);
   });
 
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('keeps the consents of a client named %s as its own, saved and restored', (clientId) => {
@@ -35,11 +37,11 @@ describe('user decider', () => {
 });
 
 describe('user decider: admin changes', () => {
-  const given = (...more: UserEvent[]) => fold(userDecider, [created, ...more]);
+  const after = (...more: UserEvent[]) => given([created, ...more]);
 
   it('records only what an edit changes, as one decision', () => {
-    expect(userDecider.decide({ kind: 'EditUser', claims: { email: 'alice@example.com' }, disabled: false }, given())).toEqual([]);
-    expect(userDecider.decide({ kind: 'EditUser', claims: { email: 'a@example.com', name: 'Alice' }, passwordHash: 'scrypt$new', disabled: true }, given())).toEqual([
+    expect(after().when({ kind: 'EditUser', claims: { email: 'alice@example.com' }, disabled: false })).toEqual([]);
+    expect(after().when({ kind: 'EditUser', claims: { email: 'a@example.com', name: 'Alice' }, passwordHash: 'scrypt$new', disabled: true })).toEqual([
       { type: 'UserUpdated', data: { tenantId: 't', userId: 'u', claims: { email: 'a@example.com', name: 'Alice' } } },
       { type: 'UserPasswordChanged', data: { tenantId: 't', userId: 'u', passwordHash: 'scrypt$new' } },
       { type: 'UserDisabled', data: { tenantId: 't', userId: 'u' } },
@@ -47,22 +49,22 @@ describe('user decider: admin changes', () => {
   });
 
   it('folds the edits: new claims and hash, disabled then enabled again', () => {
-    const disabled = given({ type: 'UserUpdated', data: { tenantId: 't', userId: 'u', claims: { name: 'A' } } }, { type: 'UserPasswordChanged', data: { tenantId: 't', userId: 'u', passwordHash: 'h2' } }, { type: 'UserDisabled', data: { tenantId: 't', userId: 'u' } });
-    expect(disabled.created).toMatchObject({ claims: { name: 'A' }, passwordHash: 'h2' });
-    expect(disabled.disabled).toBe(true);
-    expect(userDecider.decide({ kind: 'EditUser', disabled: true }, disabled)).toEqual([]);
-    expect(userDecider.decide({ kind: 'EditUser', disabled: false }, disabled)).toEqual([{ type: 'UserEnabled', data: { tenantId: 't', userId: 'u' } }]);
+    const disabled = after({ type: 'UserUpdated', data: { tenantId: 't', userId: 'u', claims: { name: 'A' } } }, { type: 'UserPasswordChanged', data: { tenantId: 't', userId: 'u', passwordHash: 'h2' } }, { type: 'UserDisabled', data: { tenantId: 't', userId: 'u' } });
+    expect(disabled.state.created).toMatchObject({ claims: { name: 'A' }, passwordHash: 'h2' });
+    expect(disabled.state.disabled).toBe(true);
+    expect(disabled.when({ kind: 'EditUser', disabled: true })).toEqual([]);
+    expect(disabled.when({ kind: 'EditUser', disabled: false })).toEqual([{ type: 'UserEnabled', data: { tenantId: 't', userId: 'u' } }]);
   });
 
   it('deletes once; a deleted or never created user is not found for every later command', () => {
-    expect(userDecider.decide({ kind: 'DeleteUser' }, given())).toEqual([{ type: 'UserDeleted', data: { tenantId: 't', userId: 'u', username: 'alice' } }]);
-    const deleted = given({ type: 'UserDeleted', data: { tenantId: 't', userId: 'u', username: 'alice' } });
-    for (const state of [deleted, userDecider.initialState]) {
-      expect(() => userDecider.decide({ kind: 'DeleteUser' }, state)).toThrow('unknown user');
-      expect(() => userDecider.decide({ kind: 'EditUser', disabled: true }, state)).toThrow('unknown user');
-      expect(() => userDecider.decide({ kind: 'GrantConsent', clientId: 'c', scope: ['openid'] }, state)).toThrow('unknown user');
+    expect(after().when({ kind: 'DeleteUser' })).toEqual([{ type: 'UserDeleted', data: { tenantId: 't', userId: 'u', username: 'alice' } }]);
+    const deleted = after({ type: 'UserDeleted', data: { tenantId: 't', userId: 'u', username: 'alice' } });
+    for (const state of [deleted, given()]) {
+      expect(() => state.when({ kind: 'DeleteUser' })).toThrow('unknown user');
+      expect(() => state.when({ kind: 'EditUser', disabled: true })).toThrow('unknown user');
+      expect(() => state.when({ kind: 'GrantConsent', clientId: 'c', scope: ['openid'] })).toThrow('unknown user');
     }
     // The stream keeps its user: creating it again changes nothing (the username is not given twice).
-    expect(userDecider.decide({ kind: 'CreateUser', tenantId: 't', userId: 'u', username: 'alice', passwordHash: 'h', claims: {}, now: '2026-01-02T00:00:00.000Z' }, deleted)).toEqual([]);
+    expect(deleted.when({ kind: 'CreateUser', tenantId: 't', userId: 'u', username: 'alice', passwordHash: 'h', claims: {}, now: '2026-01-02T00:00:00.000Z' })).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import { BrowserSessions, SESSION_COOKIE } from '../../auth/sessions/browser-ses
 import { mintArtefact, newSessionId, SessionCommands, sessionIdFor } from '../../auth/sessions/session-commands.js';
 import { replacedJustNow, type SessionCommand } from '../../domain/session/session.decider.js';
 import { streams } from '../../domain/shared/stream-names.js';
-import type { LoginFailed } from '../../domain/user/user.events.js';
+import { loginFailureDecider } from '../../domain/user/login-failure.decider.js';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../infrastructure/crypto/hashing.js';
 import { PasswordQueue, PasswordQueueFull } from '../../infrastructure/crypto/password-queue.js';
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
@@ -160,17 +160,13 @@ export class LoginController {
   private async recordFailure(tenantId: string, clientId: string, userId: string | undefined, username: string, origin: RequestOrigin): Promise<void> {
     const ctx = { tenantId, actor: 'anonymous', now: this.clock.now(), ...origin };
     if (userId) {
-      await this.aggregates.record(streams.user(tenantId, userId), [{ type: 'LoginFailed', data: { tenantId, clientId, reason: 'bad_password', userId } }], ctx);
+      await this.aggregates.execute(streams.user(tenantId, userId), loginFailureDecider, { kind: 'RecordBadPassword', tenantId, clientId, userId }, ctx);
       return;
     }
     const budget = this.unknownUsernames.spend(tenantId, ctx.now.getTime());
     if (!budget.record) return;
     const usernameHash = this.keys.keyedHash('unknown username', `${tenantId}\n${username}`);
-    const failed: LoginFailed = {
-      type: 'LoginFailed',
-      data: { tenantId, clientId, reason: 'unknown_user', usernameHash, ...(budget.unrecordedBefore ? { unrecordedBefore: budget.unrecordedBefore } : {}) },
-    };
-    await this.aggregates.record(streams.loginFailures(tenantId), [failed], ctx);
+    await this.aggregates.execute(streams.loginFailures(tenantId), loginFailureDecider, { kind: 'RecordUnknownUsername', tenantId, clientId, usernameHash, unrecordedBefore: budget.unrecordedBefore }, ctx);
   }
 
   /** The pending request, only in the browser that started it. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { tempDir } from '../../../test/support/temp-dir.js';
 import { jest } from '@jest/globals';
-import type { Decider, DomainEvent } from '../../domain/shared/decider.js';
+import { type Decider, type DomainEvent, factDecider } from '../../domain/shared/decider.js';
 import { KeyEncryption } from '../crypto/key-encryption.js';
 import { SqliteReadStore } from '../read-store/sqlite-read-store.js';
 import { AggregateStore } from './aggregate-store.js';
@@ -87,6 +87,38 @@ describe('aggregate store: work alongside the append', () => {
     ).rejects.toThrow('signing failed');
     expect(await events.readStream('c-1')).toHaveLength(1);
     expect((await store.execute('c-1', counter, { add: 1 }, ctx)).state).toBe(2);
+  });
+});
+
+describe('aggregate store: stateless deciders', () => {
+  const facts = factDecider((c: { add: number }): Added[] => (c.add ? [{ type: 'Added', data: { n: c.add } }] : []));
+  let events: SqliteEventStore;
+  beforeEach(() => {
+    events = new SqliteEventStore(join(tempDir('aggregate-'), 'e.db'));
+  });
+  afterEach(() => events.close());
+
+  it('appends what a stateless decider decides without reading the stream, after what others appended, and its work alongside', async () => {
+    const store = new AggregateStore(events);
+    await new AggregateStore(events).execute('c-1', counter, { add: 1 }, ctx);
+    const read = jest.spyOn(events, 'readStream');
+    const outcome = await store.execute('c-1', facts, { add: 2 }, ctx, (decided) => decided.length);
+    expect(outcome).toMatchObject({ events: [{ type: 'Added', data: { n: 2 } }], state: null, alongside: 1 });
+    expect(read).not.toHaveBeenCalled();
+    expect(await store.execute('c-1', facts, { add: 0 }, ctx)).toEqual({ events: [], state: null, position: 0 });
+    await expect(store.execute('c-1', facts, { add: 3 }, { ...ctx, expectedRevision: 1 })).rejects.toThrow('no revision to expect');
+    read.mockRestore();
+    expect((await events.readStream('c-1')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
+  it('does not queue its appends behind the commands taking their turns on the stream', async () => {
+    const store = new AggregateStore(events);
+    const first = store.execute('c-1', counter, { add: 1 }, ctx);
+    const second = store.execute('c-1', counter, { add: 10 }, ctx);
+    await store.execute('c-1', facts, { add: 100 }, ctx);
+    await Promise.all([first, second]);
+    // The fact went first: the counter's commands were still taking their turns.
+    expect((await events.readStream('c-1')).map((e) => e.data)).toEqual([{ n: 100 }, { n: 1 }, { n: 10 }]);
   });
 });
 

@@ -138,6 +138,7 @@ export class AggregateStore {
     ctx: CommandContext,
     alongside?: Alongside<E, S, R>,
   ): Promise<Outcome<E, S, R>> {
+    if (decider.stateless) return this.decideAndRecord(streamId, decider, command, ctx, alongside);
     const endTurn = await this.turns.take(streamId);
     try {
       return await this.decideAndAppend(streamId, decider, command, ctx, alongside, endTurn);
@@ -183,6 +184,25 @@ export class AggregateStore {
         if (attempt >= ATTEMPTS || ctx.expectedRevision !== undefined) throw error;
       }
     }
+  }
+
+  /**
+   * A stateless decider's command: decided on its initial state and appended at any revision,
+   * without loading the stream or waiting for a turn on it (nothing it holds could change the
+   * decision, so appends on one stream need not queue).
+   */
+  private async decideAndRecord<C, E extends DomainEvent, S, R>(streamId: string, decider: Decider<C, E, S>, command: C, ctx: CommandContext, alongside: Alongside<E, S, R> | undefined): Promise<Outcome<E, S, R>> {
+    // An expected revision could only be checked by loading the stream, which this path never does.
+    if (ctx.expectedRevision !== undefined) throw new Error(`${streamId}: a stateless decision has no revision to expect`);
+    const state = decider.initialState;
+    const decided = decider.decide(command, state);
+    if (decided.length === 0) return { events: [], state, position: 0 };
+    this.cache.delete(streamId);
+    const appended = this.events.append(streamId, toEventData(decided, ctx), 'any');
+    const [result, extra] = await Promise.allSettled([appended, alongside && Promise.resolve().then(() => alongside(decided, state))]);
+    if (result.status === 'rejected') throw result.reason;
+    if (extra.status === 'rejected') throw extra.reason;
+    return { events: decided, state, position: result.value.position, alongside: extra.value };
   }
 
   /** Appends facts that need no decision (nothing to check against the stream's state). */

@@ -31,8 +31,10 @@ export class ClientCredentialsGrant implements Grant {
     const key = await this.tokens.accessKey(tenant);
     const { jti, audience, issuedAt, expiresAt, kid } = newAccessToken(request, key);
     const data: AccessTokenIssued['data'] = { tenantId: tenant.tenantId, grantType: 'client_credentials', jti, audience, issuedAt, expiresAt, kid, clientId: client.clientId, sub: client.clientId, scope };
-    // Signed while the event is being made durable (the append is handed to the writer
-    // first, as an ES256 signature is made on this thread); answered only once both are done.
+    // A fact appended directly, not through a stateless decider: on the hottest path the decider's
+    // round trip costs more than it checks (README, architecture). Signed while the event is being
+    // made durable (the append is handed to the writer first, as an ES256 signature is made on
+    // this thread); answered only once both are done.
     const [, accessToken] = await Promise.all([
       this.aggregates.record(streams.clientTokens(tenant.tenantId, client.clientId), [{ type: 'AccessTokenIssued', data }], {
         tenantId: tenant.tenantId,

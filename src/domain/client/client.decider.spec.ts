@@ -1,0 +1,56 @@
+import { givenFor } from '../shared/decider-spec.js';
+import { type ClientCommand, clientDecider } from './client.decider.js';
+import type { ClientRegistration } from './client.events.js';
+
+const given = givenFor(clientDecider);
+
+const registration: ClientRegistration = {
+  clientId: 'web',
+  secretDigest: { scheme: 'hmac-sha256', hash: 'd1' },
+  redirectUris: ['https://rp.example/cb'],
+  postLogoutRedirectUris: [],
+  grantTypes: ['authorization_code', 'refresh_token'],
+  responseTypes: ['code'],
+  scope: ['openid'],
+  tokenEndpointAuthMethod: 'client_secret_basic',
+  firstParty: false,
+};
+const create: ClientCommand = { kind: 'CreateClient', tenantId: 't', registration };
+const { secretDigest: _secret, ...metadata } = registration;
+
+describe('client decider', () => {
+  const created = given().after(create);
+
+  it('creates a client once, and never again under the id of a deleted one', () => {
+    expect(given().when(create)).toEqual([{ type: 'ClientCreated', data: { tenantId: 't', ...registration } }]);
+    expect(given(created).when(create)).toEqual([]);
+    const deleted = given(created).after({ kind: 'DeleteClient' });
+    expect(deleted.at(-1)).toEqual({ type: 'ClientDeleted', data: { tenantId: 't', clientId: 'web' } });
+    expect(given(deleted).when(create)).toEqual([]);
+    expect(given(deleted).refused({ kind: 'DeleteClient' })).toBe('not_found');
+  });
+
+  it('refuses a registration that breaks a rule, before anything else', () => {
+    expect(given().refused({ ...create, registration: { ...registration, clientId: 'a b' } })).toBe('invalid_value');
+    expect(given().refused({ ...create, registration: { ...registration, tokenEndpointAuthMethod: 'none' } })).toBe('invalid_value');
+    expect(given().refused({ ...create, registration: { ...registration, redirectUris: [] } })).toBe('invalid_value');
+    expect(given(created).refused({ ...create, registration: { ...registration, responseTypes: ['token' as 'code'] } })).toBe('invalid_value');
+  });
+
+  it('updates the metadata of an existing client and keeps its secret', () => {
+    expect(given().refused({ kind: 'UpdateClient', registration: metadata })).toBe('not_found');
+    expect(given(created).refused({ kind: 'UpdateClient', registration: { ...metadata, clientId: 'other' } })).toBe('invalid_value');
+    const updated = given(created).after({ kind: 'UpdateClient', registration: { ...metadata, clientName: 'Web' } });
+    expect(updated.at(-1)).toEqual({ type: 'ClientUpdated', data: { tenantId: 't', ...metadata, clientName: 'Web' } });
+    expect(given(updated).state).toMatchObject({ exists: true, clientName: 'Web', secretDigest: registration.secretDigest });
+  });
+
+  it('rotates the secret of a confidential client, keeping the previous one until its time', () => {
+    const rotate: ClientCommand = { kind: 'RotateClientSecret', secretDigest: { scheme: 'hmac-sha256', hash: 'd2' }, previousValidUntil: 500 };
+    const rotated = given(created).after(rotate);
+    expect(given(rotated).state).toMatchObject({ secretDigest: { hash: 'd2' }, previousSecret: { digest: { hash: 'd1' }, validUntil: 500 } });
+    const madePublic = given(created).after({ kind: 'UpdateClient', registration: { ...metadata, tokenEndpointAuthMethod: 'none' } });
+    expect(given(madePublic).state).not.toHaveProperty('secretDigest');
+    expect(given(madePublic).refused(rotate)).toBe('invalid_value');
+  });
+});
