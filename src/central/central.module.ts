@@ -20,6 +20,8 @@ import { JwksAdminController } from './jwks/jwks-admin.controller.js';
 import { KeyRotation } from './jwks/key-rotation.js';
 import { DeleteUserHandler, EditUserHandler } from './users/user-commands.js';
 import { UsersController } from './users/users.controller.js';
+import { RegistrationLimits } from './users/registration-limits.js';
+import { RegistrationsController } from './users/registrations.controller.js';
 
 const commandHandlers = [
   CreateTenantHandler,
@@ -36,8 +38,8 @@ const commandHandlers = [
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
   imports: [CqrsModule, PassportModule, AuthModule],
-  controllers: [TenantsController, TenantSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController],
-  providers: [...commandHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService],
+  controllers: [TenantsController, TenantSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController],
+  providers: [...commandHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits],
   exports: [BootstrapService],
 })
 export class CentralModule {}

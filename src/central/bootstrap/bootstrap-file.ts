@@ -41,7 +41,7 @@ export class BootstrapFileError extends Error {
   }
 }
 
-export const DEFAULT_TENANT_SETTINGS: Required<Omit<TenantSettings, 'operator' | 'keyRotationPeriod'>> = {
+export const DEFAULT_TENANT_SETTINGS: Required<Omit<TenantSettings, 'operator' | 'keyRotationPeriod' | 'registrationEnabled'>> = {
   securityProfile: 'baseline',
   accessTokenTtl: 300,
   refreshTokenTtl: 14 * 24 * 3600,
@@ -131,7 +131,7 @@ class Reader {
 
   tenant(v: unknown, path: string): BootstrapTenant {
     const n = this.object(v, path);
-    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'operator', 'clients', 'users']);
+    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'registration_enabled', 'operator', 'clients', 'users']);
     const d = DEFAULT_TENANT_SETTINGS;
     const operator = this.bool(n.operator, `${path}.operator`, false);
     return {
@@ -145,6 +145,7 @@ class Reader {
         sessionMaxAge: this.seconds(n.session_max_age, `${path}.session_max_age`, d.sessionMaxAge),
         sessionIdleTimeout: this.seconds(n.session_idle_timeout, `${path}.session_idle_timeout`, d.sessionIdleTimeout),
         ...(n.key_rotation_period !== undefined ? { keyRotationPeriod: this.seconds(n.key_rotation_period, `${path}.key_rotation_period`, 0) } : {}),
+        ...(this.bool(n.registration_enabled, `${path}.registration_enabled`, false) ? { registrationEnabled: true } : {}),
         ...(operator ? { operator } : {}),
       },
       clients: this.array(n.clients ?? [], `${path}.clients`).map((c, i) => this.client(c, `${path}.clients[${i}]`)),
