@@ -48,6 +48,11 @@ describe('{issuer}/users/registrations', () => {
     expect(created.body).toEqual({ id: expect.any(String), username: 'Heidi', email: 'heidi@example.com', name: 'Heidi H', disabled: false, created_at: expect.any(String), updated_at: expect.any(String) });
     expect(created.headers.get('location')).toBeNull();
     expect(JSON.stringify(created.body)).not.toMatch(/password|scrypt/);
+    const audit = await adminCall(server, contract, 'GET', '/open/configuration/audit/events?actor=anonymous', await adminToken(server, 'ops'));
+    expect(audit.body.items.map((e: { type: string; metadata: { sourceIp?: string } }) => [e.type, e.metadata.sourceIp])).toEqual([
+      ['UsernameReserved', '127.0.0.1'],
+      ['UserCreated', '127.0.0.1'],
+    ]);
 
     const weak = await register('open', { username: 'ivan', password: 'password1' });
     expect(weak.status).toBe(400);
