@@ -75,10 +75,18 @@ const CHILD_ENV = { ...process.env, NODE_ENV: 'production' };
  * commit) with a fresh data directory under os.tmpdir() and the bench bootstrap file. With
  * `profile`, it runs under bench/oauth-profiled-server.ts instead.
  */
-export async function startOurs(options: { profile: boolean; keepData: boolean }): Promise<ServerProcess & { dataDir: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'oauth-bench-ours-'));
-  const bootstrapFile = join(dataDir, 'bootstrap.yaml');
-  writeFileSync(bootstrapFile, bootstrapYaml());
+export async function startOurs(options: {
+  profile: boolean;
+  keepData: boolean;
+  /** An existing data directory and bootstrap file (bench:central starts the server twice on one). */
+  dataDir?: string;
+  bootstrapFile?: string;
+  /** The tenant whose discovery document says the server is ready. */
+  readyTenant?: string;
+}): Promise<ServerProcess & { dataDir: string }> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'oauth-bench-ours-'));
+  const bootstrapFile = options.bootstrapFile ?? join(dataDir, 'bootstrap.yaml');
+  if (!options.bootstrapFile) writeFileSync(bootstrapFile, bootstrapYaml());
   const port = await freePort();
   const env = { ...CHILD_ENV, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir, BOOTSTRAP_FILE: bootstrapFile, LOG_LEVEL: 'error' };
   const script = options.profile ? join(DIST, 'bench', 'oauth-profiled-server.js') : join(DIST, 'src', 'main.js');
@@ -86,7 +94,7 @@ export async function startOurs(options: { profile: boolean; keepData: boolean }
   const output: string[] = [];
   child.stdout!.on('data', (c: Buffer) => tail(output, c));
   child.stderr!.on('data', (c: Buffer) => tail(output, c));
-  await waitUntilReady('our server', child, `http://127.0.0.1:${port}/${TENANT}/.well-known/openid-configuration`, output);
+  await waitUntilReady('our server', child, `http://127.0.0.1:${port}/${options.readyTenant ?? TENANT}/.well-known/openid-configuration`, output);
   const profile = options.profile
     ? (cmd: 'start' | 'stop', file?: string) =>
         new Promise<void>((resolveDone, reject) => {

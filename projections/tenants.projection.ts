@@ -12,6 +12,8 @@ export interface TenantView {
   sessionMaxAge: number;
   /** Seconds a browser session may go unused (see TenantSettings). */
   sessionIdleTimeout: number;
+  /** Self-service sign-up at `{issuer}/users/registrations` is open. */
+  registrationEnabled: boolean;
   /** Its admin tokens act on every tenant. */
   operator: boolean;
   /** Seconds between automatic key rotations; absent: none. */
@@ -24,14 +26,15 @@ export interface TenantView {
 
 export const tenantsProjection: Projection<TenantView> = {
   view: 'tenants',
-  version: 7,
+  // 8: registrationEnabled and TenantDeleted.
+  version: 8,
   eventTypes: ['TenantCreated', 'TenantSettingsChanged', 'TenantDeleted'],
   indexes: [],
   documentId: (e) => e.data.tenantId,
   readsDocument: (e) => e.type === 'TenantSettingsChanged',
   apply(doc, e) {
     if (e.type === 'TenantDeleted' || (e.type === 'TenantSettingsChanged' && !doc)) return null;
-    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge, sessionIdleTimeout, operator, keyRotationPeriod } = e.data;
+    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge, sessionIdleTimeout, operator, keyRotationPeriod, registrationEnabled } = e.data;
     return {
       tenantId,
       securityProfile,
@@ -41,6 +44,7 @@ export const tenantsProjection: Projection<TenantView> = {
       refreshWithoutOfflineAccess,
       sessionMaxAge: sessionMaxAge ?? DEFAULT_SESSION_MAX_AGE,
       sessionIdleTimeout: sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
+      registrationEnabled: registrationEnabled === true,
       operator: e.type === 'TenantCreated' ? operator === true : doc!.operator,
       ...(keyRotationPeriod !== undefined ? { keyRotationPeriod } : {}),
       createdAt: e.type === 'TenantCreated' ? e.metadata.occurredAt : doc!.createdAt,

@@ -31,6 +31,8 @@ import { UserRolesController } from './roles/user-roles.controller.js';
 /** Resources, permissions, roles and role assignments. */
 const rbacHandlers = [CreateResourceHandler, UpdateResourceHandler, DeleteResourceHandler, CreatePermissionHandler, UpdatePermissionHandler, DeletePermissionHandler, SaveRoleHandler, DeleteRoleHandler, AssignRoleHandler];
 const rbacControllers = [ResourcesController, PermissionsController, RolesController, UserRolesController];
+import { RegistrationLimits } from './users/registration-limits.js';
+import { RegistrationsController } from './users/registrations.controller.js';
 
 const commandHandlers = [
   CreateTenantHandler,
@@ -48,8 +50,8 @@ const commandHandlers = [
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
   imports: [CqrsModule, PassportModule, AuthModule],
-  controllers: [TenantsController, TenantSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, ...rbacControllers],
-  providers: [...commandHandlers, ...rbacHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService],
+  controllers: [TenantsController, TenantSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers],
+  providers: [...commandHandlers, ...rbacHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits],
   exports: [BootstrapService],
 })
 export class CentralModule {}

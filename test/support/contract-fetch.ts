@@ -11,6 +11,7 @@ const GROUPS: Array<[RegExp, OpenApiGroup]> = [
   [/^\/\.well-known\/jwks\.json$/, 'jwks'],
   [/^\/\.well-known\/(openid-configuration|oauth-authorization-server)$/, 'metadata'],
   [/^\/configuration\//, 'central'],
+  [/^\/users\/registrations$/, 'central'],
 ];
 
 /**

@@ -44,7 +44,7 @@ export class BootstrapFileError extends Error {
   }
 }
 
-export const DEFAULT_TENANT_SETTINGS: Required<Omit<TenantSettings, 'operator' | 'keyRotationPeriod'>> = {
+export const DEFAULT_TENANT_SETTINGS: Required<Omit<TenantSettings, 'operator' | 'keyRotationPeriod' | 'registrationEnabled'>> = {
   securityProfile: 'baseline',
   accessTokenTtl: 300,
   refreshTokenTtl: 14 * 24 * 3600,
@@ -134,7 +134,7 @@ class Reader implements FieldReader {
 
   tenant(v: unknown, path: string): BootstrapTenant {
     const n = this.object(v, path);
-    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'operator', 'clients', 'users', ...ACCESS_FIELDS]);
+    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'registration_enabled', 'operator', 'clients', 'users', ...ACCESS_FIELDS]);
     const d = DEFAULT_TENANT_SETTINGS;
     const operator = this.bool(n.operator, `${path}.operator`, false);
     return {
@@ -148,6 +148,7 @@ class Reader implements FieldReader {
         sessionMaxAge: this.seconds(n.session_max_age, `${path}.session_max_age`, d.sessionMaxAge),
         sessionIdleTimeout: this.seconds(n.session_idle_timeout, `${path}.session_idle_timeout`, d.sessionIdleTimeout),
         ...(n.key_rotation_period !== undefined ? { keyRotationPeriod: this.seconds(n.key_rotation_period, `${path}.key_rotation_period`, 0) } : {}),
+        ...(this.bool(n.registration_enabled, `${path}.registration_enabled`, false) ? { registrationEnabled: true } : {}),
         ...(operator ? { operator } : {}),
       },
       clients: this.array(n.clients ?? [], `${path}.clients`).map((c, i) => this.client(c, `${path}.clients[${i}]`)),

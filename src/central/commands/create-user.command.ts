@@ -10,6 +10,7 @@ import { hashPassword } from '../../infrastructure/crypto/hashing.js';
 import { PasswordQueue } from '../../infrastructure/crypto/password-queue.js';
 import { passwordProblem } from '../passwords/password-policy.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
+import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { ProjectionRunner } from '../../infrastructure/read-store/projection-runner.js';
 import { type CommandResult, unappliedFields } from './create-tenant.command.js';
@@ -22,6 +23,8 @@ export class CreateUser extends Command<CommandResult & { userId: string }> {
     readonly password: string,
     readonly claims: UserClaims,
     readonly actor: string,
+    /** The HTTP request it comes from, recorded on its events (absent: the bootstrap file). */
+    readonly origin?: RequestOrigin,
   ) {
     super();
   }
@@ -44,7 +47,7 @@ export class CreateUserHandler implements ICommandHandler<CreateUser, CommandRes
   async execute(c: CreateUser): Promise<CommandResult & { userId: string }> {
     const problem = passwordProblem(c.password, { username: c.username, email: c.claims.email }, this.config.signIn.passwordMinLength);
     if (problem) throw new DomainError('invalid_value', `user ${c.username}: password ${problem}`);
-    const ctx = { tenantId: c.tenantId, actor: c.actor, now: this.clock.now() };
+    const ctx = { tenantId: c.tenantId, actor: c.actor, now: this.clock.now(), ...c.origin };
     const reservation = streams.usernameReservation(c.tenantId, c.username);
     const existing = (await this.aggregates.load(reservation, userDecider)).state.reservedFor;
     const userId = existing ?? randomUUID();

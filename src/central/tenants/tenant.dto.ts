@@ -48,6 +48,10 @@ export class TenantSettingsDto {
   @Min(3600)
   @Max(YEAR)
   key_rotation_period?: number;
+
+  @IsOptional()
+  @IsBoolean()
+  registration_enabled?: boolean;
 }
 
 /** A new tenant: its id and settings. */
@@ -68,6 +72,7 @@ export function settingsOf(dto: TenantSettingsDto): Omit<TenantSettings, 'operat
     sessionMaxAge: dto.session_max_age ?? d.sessionMaxAge,
     sessionIdleTimeout: dto.session_idle_timeout ?? d.sessionIdleTimeout,
     ...(dto.key_rotation_period !== undefined ? { keyRotationPeriod: dto.key_rotation_period } : {}),
+    ...(dto.registration_enabled ? { registrationEnabled: true } : {}),
   };
 }
 
@@ -82,6 +87,7 @@ export function settingsRepresentation(t: TenantView): Record<string, unknown> {
     session_max_age: t.sessionMaxAge,
     session_idle_timeout: t.sessionIdleTimeout,
     ...(t.keyRotationPeriod !== undefined ? { key_rotation_period: t.keyRotationPeriod } : {}),
+    registration_enabled: t.registrationEnabled ?? false,
   };
 }
 

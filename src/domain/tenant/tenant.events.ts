@@ -27,6 +27,8 @@ export interface TenantSettings {
   sessionIdleTimeout?: number;
   /** Seconds between automatic key rotations (a new key announced, then signing); absent: keys rotate only on request. */
   keyRotationPeriod?: number;
+  /** Anyone may sign up at `{issuer}/users/registrations`; absent or false: only an admin creates users there. */
+  registrationEnabled?: boolean;
   /** The operator tenant: its tokens with the admin scopes act on every tenant (see the admin API). */
   operator?: boolean;
 }

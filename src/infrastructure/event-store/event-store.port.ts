@@ -7,7 +7,7 @@
 /** Metadata carried by every event: who did what, on whose behalf, and when. */
 export interface EventMetadata {
   tenantId?: string;
-  /** `user:<id>`, `client:<id>`, `admin:<id>` or `system`. */
+  /** `user:<id>`, `client:<id>`, `admin:<id>`, `system`, or `anonymous` (a self-service sign-up). */
   actor: string;
   correlationId: string;
   causationId?: string;

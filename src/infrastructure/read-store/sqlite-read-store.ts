@@ -21,6 +21,28 @@ function field(name: string): string {
 }
 
 /**
+ * The conditions of a range of `column`: values starting with `prefix`, after `after`. SQLite
+ * seeks an index by one lower bound and filters by the others, so a cursor inside the prefix is
+ * made the only lower bound: a deep page then starts at the cursor instead of walking the
+ * prefix's range from its start.
+ */
+function range(where: string[], args: unknown[], column: string, prefix: string | undefined, after: string | undefined): void {
+  const cursorInside = after !== undefined && (prefix === undefined || after.startsWith(prefix));
+  if (prefix !== undefined && !cursorInside) {
+    where.push(`${column} >= ?`);
+    args.push(prefix);
+  }
+  if (after !== undefined) {
+    where.push(`${column} > ?`);
+    args.push(after);
+  }
+  if (prefix !== undefined) {
+    where.push(`${column} < ?`);
+    args.push(prefix + '\u{10FFFF}');
+  }
+}
+
+/**
  * Read models in the embedded SQLite file: one table per view, documents as JSON, secondary
  * indexes as expression indexes. Reads use this thread's connection; commits go through the
  * file's writer thread, without fsync (views are rebuilt from the log).
@@ -66,22 +88,10 @@ export class SqliteReadStore implements ReadStore {
     const where = keys.map((k) => (filter[k] === null ? `${field(k)} IS NULL` : `${field(k)} = ?`));
     const args: unknown[] = keys.filter((k) => filter[k] !== null).map((k) => toSql(filter[k]));
     // Ranges of the primary key (ids compare as text, byte by byte: BINARY collation).
-    if (options.idPrefix !== undefined) {
-      where.push('id >= ?', 'id < ?');
-      args.push(options.idPrefix, options.idPrefix + '\u{10FFFF}');
-    }
-    if (options.afterId !== undefined) {
-      where.push('id > ?');
-      args.push(options.afterId);
-    }
+    if (options.idPrefix !== undefined || options.afterId !== undefined) range(where, args, 'id', options.idPrefix, options.afterId);
     if (options.fieldPrefix !== undefined) {
       const { field: name, prefix, after } = options.fieldPrefix;
-      where.push(`${field(name)} >= ?`, `${field(name)} < ?`);
-      args.push(prefix, prefix + '\u{10FFFF}');
-      if (after !== undefined) {
-        where.push(`${field(name)} > ?`);
-        args.push(after);
-      }
+      range(where, args, field(name), prefix, after);
     }
     const order = options.sortBy ? ` ORDER BY ${field(options.sortBy)} ${options.descending ? 'DESC' : 'ASC'}` : '';
     const sql = `SELECT id, body, position FROM ${table(view)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}${order} LIMIT ?`;
