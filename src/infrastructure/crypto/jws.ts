@@ -10,13 +10,13 @@ export interface KeyPairJwk {
 }
 
 /**
- * `inline`: signed by OpenSSL on the calling thread. An ES256 or Ed25519 signature takes 20 to
- * 32 µs here, less than handing it to libuv's thread pool and taking it back costs the request
- * thread (waking a pool thread is a futex call). An RS256 signature takes about 200 µs and goes
- * to the pool.
+ * `inline`: signed by OpenSSL on the calling thread; otherwise on libuv's thread pool, so that
+ * the request thread serves other requests meanwhile (the token endpoint's append is under way at
+ * the same time). ES256 (OpenSSL's signature is the costliest step of a client_credentials
+ * token) and RS256 go to the pool; Ed25519 is cheap enough to sign in the call.
  */
 const SPECS: Record<SigningAlg, { hash: string | null; dsaEncoding?: 'ieee-p1363'; inline: boolean }> = {
-  ES256: { hash: 'sha256', dsaEncoding: 'ieee-p1363', inline: true },
+  ES256: { hash: 'sha256', dsaEncoding: 'ieee-p1363', inline: false },
   RS256: { hash: 'sha256', inline: false },
   EdDSA: { hash: null, inline: true },
 };
