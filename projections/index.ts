@@ -4,6 +4,7 @@ import { permissionsProjection } from './permissions.projection.js';
 import { resourcesProjection } from './resources.projection.js';
 import { rolesProjection } from './roles.projection.js';
 import { sessionsProjection } from './sessions.projection.js';
+import { systemSettingsProjection } from './system-settings.projection.js';
 import { tenantsProjection } from './tenants.projection.js';
 import { tokenHistoryProjection } from './token-history.projection.js';
 import { tokensProjection } from './tokens.projection.js';
@@ -20,4 +21,5 @@ export const allProjections: readonly Projection<any>[] = [
   resourcesProjection,
   permissionsProjection,
   rolesProjection,
+  systemSettingsProjection,
 ];

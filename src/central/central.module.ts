@@ -15,6 +15,7 @@ import { CreateClientHandler } from './commands/create-client.command.js';
 import { CreateTenantHandler } from './commands/create-tenant.command.js';
 import { CreateUserHandler } from './commands/create-user.command.js';
 import { ChangeTenantSettingsHandler, DeleteTenantHandler } from './tenants/tenant-commands.js';
+import { ChangeSystemSettingsHandler, SystemSettings, SystemSettingsController } from './system/system-settings.controller.js';
 import { TenantSettingsController, TenantsController } from './tenants/tenants.controller.js';
 import { JwksAdminController } from './jwks/jwks-admin.controller.js';
 import { KeyRotation } from './jwks/key-rotation.js';
@@ -37,6 +38,7 @@ import { RegistrationsController } from './users/registrations.controller.js';
 const commandHandlers = [
   CreateTenantHandler,
   ChangeTenantSettingsHandler,
+  ChangeSystemSettingsHandler,
   DeleteTenantHandler,
   CreateClientHandler,
   UpdateClientHandler,
@@ -50,8 +52,8 @@ const commandHandlers = [
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
   imports: [CqrsModule, PassportModule, AuthModule],
-  controllers: [TenantsController, TenantSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers],
-  providers: [...commandHandlers, ...rbacHandlers, CommandPath, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits],
+  controllers: [TenantsController, TenantSettingsController, SystemSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers],
+  providers: [...commandHandlers, ...rbacHandlers, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits],
   exports: [BootstrapService],
 })
 export class CentralModule {}

@@ -84,3 +84,24 @@ describe('admin API: deleting a tenant', () => {
     expect(await issue()).toBe(404);
   });
 });
+
+describe('admin API: system settings (operator only)', () => {
+  it('sets the defaults new tenants start from; existing tenants keep theirs; null removes one', async () => {
+    const ops = await token('ops');
+    expect((await call('GET', '/configuration/system-settings', await token('acme'))).status).toBe(403);
+    expect((await call('GET', '/configuration/system-settings', ops)).body).toEqual({ tenant_defaults: {} });
+    const patched = await call('PATCH', '/configuration/system-settings', ops, { tenant_defaults: { access_token_ttl: 900, session_max_age: 7200 } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toEqual({ tenant_defaults: { access_token_ttl: 900, session_max_age: 7200 } });
+    expect(patched.headers.get('etag')).toBe('"0"');
+    expect((await call('POST', '/configuration/tenants', ops, { id: 'eps' })).body).toMatchObject({ access_token_ttl: 900, session_max_age: 7200 });
+    expect((await call('POST', '/configuration/tenants', ops, { id: 'zeta', access_token_ttl: 120 })).body).toMatchObject({ access_token_ttl: 120, session_max_age: 7200 });
+    expect((await call('GET', '/configuration/tenants/acme', ops)).body.access_token_ttl).toBe(300);
+    expect((await call('PATCH', '/configuration/system-settings', ops, { tenant_defaults: { access_token_ttl: 0 } })).status).toBe(400);
+    expect((await call('PATCH', '/configuration/system-settings', ops, { tenant_defaults: { colour: 'red' } })).status).toBe(400);
+    expect((await call('PATCH', '/configuration/system-settings', ops, { tenant_defaults: { access_token_ttl: 60 } }, { 'if-match': '"7"' })).status).toBe(412);
+    const reset = await call('PATCH', '/configuration/system-settings', ops, { tenant_defaults: { access_token_ttl: null, session_max_age: null } });
+    expect(reset.body).toEqual({ tenant_defaults: {} });
+    expect((await call('POST', '/configuration/tenants', ops, { id: 'eta' })).body).toMatchObject({ access_token_ttl: 300 });
+  });
+});

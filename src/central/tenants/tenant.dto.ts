@@ -2,6 +2,7 @@ import { IsBoolean, IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-val
 import type { TenantView } from '../../../projections/tenants.projection.js';
 import { SIGNING_ALGS, type SecurityProfile, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
 import { DEFAULT_TENANT_SETTINGS } from '../bootstrap/bootstrap-file.js';
+import type { TenantDefaults } from '../../domain/system/system-settings.events.js';
 
 const YEAR = 366 * 24 * 3600;
 
@@ -60,9 +61,39 @@ export class TenantDto extends TenantSettingsDto {
   id!: string;
 }
 
-/** Settings as the domain has them, with the defaults of a new tenant for what the DTO leaves out. */
-export function settingsOf(dto: TenantSettingsDto): Omit<TenantSettings, 'operator'> {
-  const d = DEFAULT_TENANT_SETTINGS;
+/** Only the settings the DTO names, as the domain has them (the system settings' tenant defaults). */
+export function namedSettingsOf(dto: TenantSettingsDto): TenantDefaults {
+  const all = settingsOf(dto);
+  const named: Record<string, unknown> = {};
+  for (const [wire, field] of WIRE_NAMES) if ((dto as Record<string, unknown>)[wire] !== undefined) named[field] = (all as Record<string, unknown>)[field];
+  return named as TenantDefaults;
+}
+
+/** Tenant defaults as the admin API shows them (the settings' wire names). */
+export function namedSettingsRepresentation(d: TenantDefaults): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [wire, field] of WIRE_NAMES) if ((d as Record<string, unknown>)[field] !== undefined) out[wire] = (d as Record<string, unknown>)[field];
+  return out;
+}
+
+const WIRE_NAMES: ReadonlyArray<[keyof TenantSettingsDto, keyof TenantDefaults]> = [
+  ['security_profile', 'securityProfile'],
+  ['access_token_ttl', 'accessTokenTtl'],
+  ['refresh_token_ttl', 'refreshTokenTtl'],
+  ['signing_alg', 'signingAlg'],
+  ['refresh_without_offline_access', 'refreshWithoutOfflineAccess'],
+  ['session_max_age', 'sessionMaxAge'],
+  ['session_idle_timeout', 'sessionIdleTimeout'],
+  ['key_rotation_period', 'keyRotationPeriod'],
+  ['registration_enabled', 'registrationEnabled'],
+];
+
+/**
+ * Settings as the domain has them: what the DTO names, then the deployment's tenant defaults
+ * (system settings), then the built-in defaults.
+ */
+export function settingsOf(dto: TenantSettingsDto, defaults: TenantDefaults = {}): Omit<TenantSettings, 'operator'> {
+  const d = { ...DEFAULT_TENANT_SETTINGS, ...defaults };
   return {
     securityProfile: (dto.security_profile ?? d.securityProfile) as SecurityProfile,
     accessTokenTtl: dto.access_token_ttl ?? d.accessTokenTtl,
@@ -71,8 +102,8 @@ export function settingsOf(dto: TenantSettingsDto): Omit<TenantSettings, 'operat
     refreshWithoutOfflineAccess: dto.refresh_without_offline_access ?? d.refreshWithoutOfflineAccess,
     sessionMaxAge: dto.session_max_age ?? d.sessionMaxAge,
     sessionIdleTimeout: dto.session_idle_timeout ?? d.sessionIdleTimeout,
-    ...(dto.key_rotation_period !== undefined ? { keyRotationPeriod: dto.key_rotation_period } : {}),
-    ...(dto.registration_enabled ? { registrationEnabled: true } : {}),
+    ...((dto.key_rotation_period ?? d.keyRotationPeriod) !== undefined ? { keyRotationPeriod: dto.key_rotation_period ?? d.keyRotationPeriod } : {}),
+    ...((dto.registration_enabled ?? d.registrationEnabled) ? { registrationEnabled: true } : {}),
   };
 }
 

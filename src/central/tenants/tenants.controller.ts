@@ -14,6 +14,7 @@ import { pageOf, pageQuery } from '../http/paging.js';
 import { problems } from '../http/problem.js';
 import { adminValidation, validated } from '../http/validation.js';
 import { ChangeTenantSettings, DeleteTenant } from './tenant-commands.js';
+import { SystemSettings } from '../system/system-settings.controller.js';
 import { settingsOf, settingsRepresentation, TenantDto, TenantSettingsDto, tenantRepresentation } from './tenant.dto.js';
 
 /** Reads a tenant, or 404. */
@@ -24,11 +25,13 @@ async function found(directory: Directory, tenantId: string): Promise<TenantView
 }
 
 /** RFC 7396 merge patch of a tenant's settings, at the revision `If-Match` names (or the one just read). */
-async function patchSettings(commands: CommandBus, directory: Directory, tenantId: string, p: AdminPrincipal, req: FastifyRequest): Promise<TenantView> {
+async function patchSettings(commands: CommandBus, directory: Directory, system: SystemSettings, tenantId: string, p: AdminPrincipal, req: FastifyRequest): Promise<TenantView> {
   const expectedRevision = ifMatchRevision(req);
   const current = await found(directory, tenantId);
   const dto = validated(TenantSettingsDto, mergePatch(settingsRepresentation(current), req.body));
-  await commands.execute(new ChangeTenantSettings({ tenantId, actor: actorOf(p), origin: originOf(req), expectedRevision: expectedRevision ?? current.revision }, settingsOf(dto)));
+  // A setting reset with null takes the deployment's default for new tenants, or the built-in one.
+  const { tenantDefaults } = await system.current();
+  await commands.execute(new ChangeTenantSettings({ tenantId, actor: actorOf(p), origin: originOf(req), expectedRevision: expectedRevision ?? current.revision }, settingsOf(dto, tenantDefaults)));
   return found(directory, tenantId);
 }
 
@@ -44,6 +47,7 @@ export class TenantsController {
     @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(Directory) private readonly directory: Directory,
+    @Inject(SystemSettings) private readonly system: SystemSettings,
   ) {}
 
   @Get()
@@ -57,7 +61,7 @@ export class TenantsController {
   @Post()
   @RequireScope('central:write')
   async create(@Body() dto: TenantDto, @Principal() p: AdminPrincipal, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
-    const result = await this.commands.execute(new CreateTenant(dto.id, settingsOf(dto), actorOf(p)));
+    const result = await this.commands.execute(new CreateTenant(dto.id, settingsOf(dto, (await this.system.current()).tenantDefaults), actorOf(p)));
     if (!result.created) throw problems.conflict(`a tenant ${dto.id} exists`);
     const tenant = await found(this.directory, dto.id);
     reply.status(201).header('location', `${this.directory.base()}/configuration/tenants/${dto.id}`);
@@ -76,7 +80,7 @@ export class TenantsController {
   @Patch(':id')
   @RequireScope('central:write')
   async patch(@Param('id') tenantId: string, @Principal() p: AdminPrincipal, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
-    const tenant = await patchSettings(this.commands, this.directory, tenantId, p, req);
+    const tenant = await patchSettings(this.commands, this.directory, this.system, tenantId, p, req);
     sendEtag(reply, tenant.revision);
     return tenantRepresentation(tenant);
   }
@@ -99,6 +103,7 @@ export class TenantSettingsController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(Directory) private readonly directory: Directory,
+    @Inject(SystemSettings) private readonly system: SystemSettings,
   ) {}
 
   @Get()
@@ -112,7 +117,7 @@ export class TenantSettingsController {
   @Patch()
   @RequireScope('central:write')
   async patch(@Param('tenant') tenantId: string, @Principal() p: AdminPrincipal, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
-    const tenant = await patchSettings(this.commands, this.directory, tenantId, p, req);
+    const tenant = await patchSettings(this.commands, this.directory, this.system, tenantId, p, req);
     sendEtag(reply, tenant.revision);
     return settingsRepresentation(tenant);
   }

@@ -1,6 +1,8 @@
 /** Stream names carry the artefact type and the tenant (rule 6): nothing crosses tenants. */
 export const streams = {
   tenant: (tenantId: string) => `tenant-${tenantId}`,
+  /** Deployment-wide settings: the one stream outside every tenant. */
+  systemSettings: () => 'system-settings',
   client: (tenantId: string, clientId: string) => `client-${tenantId}.${clientId}`,
   user: (tenantId: string, userId: string) => `user-${tenantId}.${userId}`,
   usernameReservation: (tenantId: string, username: string) => `username-${tenantId}.${username.toLowerCase()}`,

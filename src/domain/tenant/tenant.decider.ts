@@ -20,7 +20,7 @@ export type TenantCommand =
   | { kind: 'ChangeTenantSettings'; settings: Omit<TenantSettings, 'operator'> }
   | { kind: 'DeleteTenant' };
 
-function validateSettings(s: Omit<TenantSettings, 'operator'>): void {
+export function validateSettings(s: Omit<TenantSettings, 'operator'>): void {
   if (!Number.isInteger(s.accessTokenTtl) || s.accessTokenTtl < 1) throw new DomainError('invalid_value', 'access_token_ttl must be a positive integer');
   if (!Number.isInteger(s.refreshTokenTtl) || s.refreshTokenTtl < 1) throw new DomainError('invalid_value', 'refresh_token_ttl must be a positive integer');
   if (s.sessionMaxAge !== undefined && (!Number.isInteger(s.sessionMaxAge) || s.sessionMaxAge < 1)) throw new DomainError('invalid_value', 'session_max_age must be a positive integer');
