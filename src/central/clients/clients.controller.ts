@@ -10,7 +10,7 @@ import { originOf } from '../../shared/request-origin.js';
 import { actorOf, type AdminPrincipal } from '../auth/admin-principal.js';
 import { AdminGuard, Principal, RequireScope } from '../auth/admin.guard.js';
 import { CreateClient, type CreateClientResult } from '../commands/create-client.command.js';
-import type { CommandOrigin } from '../command-path.js';
+import { commandOrigin } from '../http/item-origin.js';
 import { ifMatchRevision, sendEtag } from '../http/etag.js';
 import { mergePatch } from '../http/merge-patch.js';
 import { pageOf, pageQuery } from '../http/paging.js';
@@ -82,7 +82,7 @@ export class ClientsController {
     const { created_at: _c, updated_at: _u, previous_secret_valid_until: _p, ...editable } = clientRepresentation(current);
     const dto = validated(ClientDto, mergePatch(editable, req.body));
     if (dto.client_id !== clientId) throw problems.badRequest('client_id cannot change', [{ path: 'client_id', detail: 'cannot change' }]);
-    await this.commands.execute(new UpdateClient(this.by(tenantId, p, req, expectedRevision ?? current.revision), registrationOf(dto, clientId)));
+    await this.commands.execute(new UpdateClient(commandOrigin(tenantId, p, req, expectedRevision ?? current.revision), registrationOf(dto, clientId)));
     return this.get(tenantId, clientId, reply);
   }
 
@@ -92,7 +92,7 @@ export class ClientsController {
   async remove(@Param('tenant') tenantId: string, @Param('clientId') clientId: string, @Principal() p: AdminPrincipal, @Req() req: FastifyRequest): Promise<void> {
     const expectedRevision = ifMatchRevision(req);
     await this.found(tenantId, clientId);
-    await this.commands.execute(new DeleteClient(this.by(tenantId, p, req, expectedRevision), clientId));
+    await this.commands.execute(new DeleteClient(commandOrigin(tenantId, p, req, expectedRevision), clientId));
   }
 
   /** A new server-generated secret, shown once; the previous one stays valid for `grace_period` seconds. */
@@ -110,7 +110,7 @@ export class ClientsController {
     const expectedRevision = ifMatchRevision(req);
     await this.found(tenantId, clientId);
     const grace = Math.min(dto?.grace_period ?? DEFAULT_SECRET_GRACE_SECONDS, MAX_SECRET_GRACE_SECONDS);
-    const rotated = await this.commands.execute(new RotateClientSecret(this.by(tenantId, p, req, expectedRevision), clientId, grace, this.clock.seconds()));
+    const rotated = await this.commands.execute(new RotateClientSecret(commandOrigin(tenantId, p, req, expectedRevision), clientId, grace, this.clock.seconds()));
     const client = await this.found(tenantId, clientId);
     reply.header('cache-control', 'no-store');
     sendEtag(reply, client.revision);
@@ -121,9 +121,5 @@ export class ClientsController {
     const client = await this.directory.client(tenantId, clientId);
     if (!client) throw problems.notFound(`no client ${clientId}`);
     return client;
-  }
-
-  private by(tenantId: string, p: AdminPrincipal, req: FastifyRequest, expectedRevision: number | undefined): CommandOrigin {
-    return { tenantId, actor: actorOf(p), origin: originOf(req), ...(expectedRevision !== undefined ? { expectedRevision } : {}) };
   }
 }

@@ -6,54 +6,48 @@ import { READ_STORE, type ReadStore } from '../../infrastructure/read-store/read
 import { Directory } from '../../shared/directory.js';
 import type { AdminPrincipal } from '../auth/admin-principal.js';
 import { AdminGuard, Principal, RequireScope } from '../auth/admin.guard.js';
-import { ifMatchRevision, sendEtag } from '../http/etag.js';
-import { commandOrigin, stringFilter } from '../http/item-origin.js';
-import { mergePatch } from '../http/merge-patch.js';
-import { pageOf, pageQuery } from '../http/paging.js';
-import { problems } from '../http/problem.js';
-import { adminValidation, validated } from '../http/validation.js';
+import { ifMatchRevision } from '../http/etag.js';
+import { commandOrigin } from '../http/item-origin.js';
+import { type ItemKind, TenantItems } from '../http/tenant-items.js';
+import { adminValidation } from '../http/validation.js';
 import { CreatePermission, DeletePermission, UpdatePermission } from './permission-commands.js';
 import { permissionDefinitionOf, PermissionDto, permissionRepresentation } from './permission.dto.js';
+
+const PERMISSIONS: ItemKind<PermissionView> = { view: 'permissions', path: 'permissions', noun: 'permission', key: permissionKey, idOf: (x) => x.permissionId, render: permissionRepresentation };
 
 /** `{issuer}/configuration/permissions`: named rights, each on one resource (or on `central`, the admin scopes). */
 @Controller(':tenant/configuration/permissions')
 @UseGuards(AdminGuard)
 @UsePipes(adminValidation)
 export class PermissionsController {
+  private readonly items: TenantItems<PermissionView>;
+
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    @Inject(Directory) private readonly directory: Directory,
-  ) {}
+    @Inject(READ_STORE) reads: ReadStore,
+    @Inject(Directory) directory: Directory,
+  ) {
+    this.items = new TenantItems(reads, directory, PERMISSIONS);
+  }
 
   /** Pages by id; `resource` keeps the permissions of that resource. */
   @Get()
   @RequireScope('central:read')
-  async list(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<unknown> {
-    const { limit, after } = pageQuery(req.query, ['resource']);
-    const resource = stringFilter(req.query, 'resource', 128, (d) => problems.badRequest(d, [{ path: 'resource', detail: d }]));
-    const prefix = permissionKey(tenantId, '');
-    const filter: Record<string, string> = resource !== undefined ? { tenantId, resource } : {};
-    const docs = await this.reads.find<PermissionView>('permissions', filter, { idPrefix: prefix, ...(after !== undefined ? { afterId: prefix + after } : {}), sortBy: '_id', limit: limit + 1 });
-    return pageOf(docs, limit, (x) => x.permissionId, permissionRepresentation);
+  list(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<unknown> {
+    return this.items.page(tenantId, req.query, { name: 'resource', maxLength: 128 });
   }
 
   @Post()
   @RequireScope('central:write')
   async create(@Param('tenant') tenantId: string, @Body() dto: PermissionDto, @Principal() p: AdminPrincipal, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
     await this.commands.execute(new CreatePermission(commandOrigin(tenantId, p, req), permissionDefinitionOf(dto)));
-    const permission = await this.found(tenantId, dto.id);
-    reply.status(201).header('location', `${this.directory.issuer(tenantId)}/configuration/permissions/${encodeURIComponent(dto.id)}`);
-    sendEtag(reply, permission.revision);
-    return permissionRepresentation(permission);
+    return this.items.created(reply, tenantId, dto.id);
   }
 
   @Get(':permissionId')
   @RequireScope('central:read')
-  async get(@Param('tenant') tenantId: string, @Param('permissionId') permissionId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
-    const permission = await this.found(tenantId, permissionId);
-    sendEtag(reply, permission.revision);
-    return permissionRepresentation(permission);
+  get(@Param('tenant') tenantId: string, @Param('permissionId') permissionId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+    return this.items.shown(reply, tenantId, permissionId);
   }
 
   /** RFC 7396 JSON Merge Patch: the description; `id` and `resource` cannot change. */
@@ -67,14 +61,10 @@ export class PermissionsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
     const expectedRevision = ifMatchRevision(req);
-    const current = await this.found(tenantId, permissionId);
-    const { created_at: _c, updated_at: _u, ...editable } = permissionRepresentation(current);
-    const dto = validated(PermissionDto, mergePatch(editable, req.body));
-    for (const [field, was] of [['id', permissionId], ['resource', current.resource]] as const) {
-      if (dto[field] !== was) throw problems.badRequest(`${field} cannot change`, [{ path: field, detail: 'cannot change' }]);
-    }
+    const current = await this.items.found(tenantId, permissionId);
+    const dto = this.items.patched(current, req.body, PermissionDto, { id: permissionId, resource: current.resource });
     await this.commands.execute(new UpdatePermission(commandOrigin(tenantId, p, req, expectedRevision ?? current.revision), permissionDefinitionOf(dto)));
-    return this.get(tenantId, permissionId, reply);
+    return this.items.shown(reply, tenantId, permissionId);
   }
 
   /** 409 while a role includes the permission. */
@@ -83,13 +73,7 @@ export class PermissionsController {
   @HttpCode(204)
   async remove(@Param('tenant') tenantId: string, @Param('permissionId') permissionId: string, @Principal() p: AdminPrincipal, @Req() req: FastifyRequest): Promise<void> {
     const expectedRevision = ifMatchRevision(req);
-    await this.found(tenantId, permissionId);
+    await this.items.found(tenantId, permissionId);
     await this.commands.execute(new DeletePermission(commandOrigin(tenantId, p, req, expectedRevision), permissionId));
-  }
-
-  private async found(tenantId: string, permissionId: string): Promise<PermissionView> {
-    const permission = await this.reads.get<PermissionView>('permissions', permissionKey(tenantId, permissionId));
-    if (!permission) throw problems.notFound(`no permission ${permissionId}`);
-    return permission;
   }
 }

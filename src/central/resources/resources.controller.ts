@@ -6,14 +6,14 @@ import { READ_STORE, type ReadStore } from '../../infrastructure/read-store/read
 import { Directory } from '../../shared/directory.js';
 import type { AdminPrincipal } from '../auth/admin-principal.js';
 import { AdminGuard, Principal, RequireScope } from '../auth/admin.guard.js';
-import { ifMatchRevision, sendEtag } from '../http/etag.js';
-import { commandOrigin, stringFilter } from '../http/item-origin.js';
-import { mergePatch } from '../http/merge-patch.js';
-import { pageOf, pageQuery } from '../http/paging.js';
-import { problems } from '../http/problem.js';
-import { adminValidation, validated } from '../http/validation.js';
+import { ifMatchRevision } from '../http/etag.js';
+import { commandOrigin } from '../http/item-origin.js';
+import { type ItemKind, TenantItems } from '../http/tenant-items.js';
+import { adminValidation } from '../http/validation.js';
 import { CreateResource, DeleteResource, UpdateResource } from './resource-commands.js';
 import { resourceDefinitionOf, ResourceDto, resourceRepresentation } from './resource.dto.js';
+
+const RESOURCES: ItemKind<ResourceView> = { view: 'resources', path: 'resources', noun: 'resource', key: resourceKey, idOf: (r) => r.resourceId, render: resourceRepresentation };
 
 /**
  * `{issuer}/configuration/resources`: the tenant's APIs (resource servers). An identifier (the
@@ -24,40 +24,34 @@ import { resourceDefinitionOf, ResourceDto, resourceRepresentation } from './res
 @UseGuards(AdminGuard)
 @UsePipes(adminValidation)
 export class ResourcesController {
+  private readonly items: TenantItems<ResourceView>;
+
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    @Inject(Directory) private readonly directory: Directory,
-  ) {}
+    @Inject(READ_STORE) reads: ReadStore,
+    @Inject(Directory) directory: Directory,
+  ) {
+    this.items = new TenantItems(reads, directory, RESOURCES);
+  }
 
   /** Pages by id; `identifier` keeps the one resource with exactly that identifier. */
   @Get()
   @RequireScope('central:read')
-  async list(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<unknown> {
-    const { limit, after } = pageQuery(req.query, ['identifier']);
-    const identifier = stringFilter(req.query, 'identifier', 2048, (d) => problems.badRequest(d, [{ path: 'identifier', detail: d }]));
-    const prefix = resourceKey(tenantId, '');
-    const filter: Record<string, string> = identifier !== undefined ? { tenantId, identifier } : {};
-    const docs = await this.reads.find<ResourceView>('resources', filter, { idPrefix: prefix, ...(after !== undefined ? { afterId: prefix + after } : {}), sortBy: '_id', limit: limit + 1 });
-    return pageOf(docs, limit, (r) => r.resourceId, resourceRepresentation);
+  list(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<unknown> {
+    return this.items.page(tenantId, req.query, { name: 'identifier', maxLength: 2048 });
   }
 
   @Post()
   @RequireScope('central:write')
   async create(@Param('tenant') tenantId: string, @Body() dto: ResourceDto, @Principal() p: AdminPrincipal, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
     await this.commands.execute(new CreateResource(commandOrigin(tenantId, p, req), resourceDefinitionOf(dto)));
-    const resource = await this.found(tenantId, dto.id);
-    reply.status(201).header('location', `${this.directory.issuer(tenantId)}/configuration/resources/${encodeURIComponent(dto.id)}`);
-    sendEtag(reply, resource.revision);
-    return resourceRepresentation(resource);
+    return this.items.created(reply, tenantId, dto.id);
   }
 
   @Get(':resourceId')
   @RequireScope('central:read')
-  async get(@Param('tenant') tenantId: string, @Param('resourceId') resourceId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
-    const resource = await this.found(tenantId, resourceId);
-    sendEtag(reply, resource.revision);
-    return resourceRepresentation(resource);
+  get(@Param('tenant') tenantId: string, @Param('resourceId') resourceId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+    return this.items.shown(reply, tenantId, resourceId);
   }
 
   /** RFC 7396 JSON Merge Patch of the resource's representation; `id` and `identifier` cannot change. */
@@ -71,14 +65,10 @@ export class ResourcesController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
     const expectedRevision = ifMatchRevision(req);
-    const current = await this.found(tenantId, resourceId);
-    const { created_at: _c, updated_at: _u, ...editable } = resourceRepresentation(current);
-    const dto = validated(ResourceDto, mergePatch(editable, req.body));
-    for (const [field, was] of [['id', resourceId], ['identifier', current.identifier]] as const) {
-      if (dto[field] !== was) throw problems.badRequest(`${field} cannot change`, [{ path: field, detail: 'cannot change' }]);
-    }
+    const current = await this.items.found(tenantId, resourceId);
+    const dto = this.items.patched(current, req.body, ResourceDto, { id: resourceId, identifier: current.identifier });
     await this.commands.execute(new UpdateResource(commandOrigin(tenantId, p, req, expectedRevision ?? current.revision), resourceDefinitionOf(dto)));
-    return this.get(tenantId, resourceId, reply);
+    return this.items.shown(reply, tenantId, resourceId);
   }
 
   /** 409 while permissions are defined on the resource. */
@@ -87,13 +77,7 @@ export class ResourcesController {
   @HttpCode(204)
   async remove(@Param('tenant') tenantId: string, @Param('resourceId') resourceId: string, @Principal() p: AdminPrincipal, @Req() req: FastifyRequest): Promise<void> {
     const expectedRevision = ifMatchRevision(req);
-    await this.found(tenantId, resourceId);
+    await this.items.found(tenantId, resourceId);
     await this.commands.execute(new DeleteResource(commandOrigin(tenantId, p, req, expectedRevision), resourceId));
-  }
-
-  private async found(tenantId: string, resourceId: string): Promise<ResourceView> {
-    const resource = await this.reads.get<ResourceView>('resources', resourceKey(tenantId, resourceId));
-    if (!resource) throw problems.notFound(`no resource ${resourceId}`);
-    return resource;
   }
 }
