@@ -18,6 +18,12 @@ export interface ProjectedEvent {
 export interface IndexSpec {
   fields: readonly string[];
   unique?: boolean;
+  /**
+   * Only documents that have the last field are in the index: a view whose documents mostly
+   * lack it (a history entry with no session) does not pay an index entry for each of them.
+   * Equality lookups on the field find the same documents either way.
+   */
+  sparse?: boolean;
 }
 
 export interface Projection<D extends object = Record<string, unknown>> {

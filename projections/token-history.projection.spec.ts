@@ -1,5 +1,7 @@
 import type { ProjectedEvent } from './projection.js';
-import { historyKey, tokenHistoryProjection } from './token-history.projection.js';
+import { historyEvent } from '../src/central/audit/history-event.js';
+import type { RecordedEvent } from '../src/infrastructure/event-store/event-store.port.js';
+import { entryPart, historyKey, tokenHistoryProjection } from './token-history.projection.js';
 
 let position = 100;
 const event = (type: string, data: Record<string, unknown>, actor = 'system'): ProjectedEvent => ({
@@ -19,7 +21,7 @@ const apply = (e: ProjectedEvent) => {
 describe('token_history view: what finds a token', () => {
   it("files an access token's issue and revocation under its jti", () => {
     const [issued] = apply(event('AccessTokenIssued', { tenantId: 't', jti: 'j1.g1', clientId: 'web', sub: 'u', sessionId: 's1', grantId: 'g1', scope: [], audience: [], issuedAt: 1, expiresAt: 2 }));
-    expect(issued).toMatchObject({ jti: 'j1.g1', grantId: 'g1', sessionId: 's1' });
+    expect(issued).toEqual({ id: historyKey('t', position), tenantId: 't', jti: 'j1.g1', sessionId: 's1', sub: 'u', clientId: 'web' });
     expect(issued).not.toHaveProperty('endsGrant');
     const [revoked] = apply(event('TokenRevoked', { tenantId: 't', sessionId: 's1', grantId: 'g1', clientId: 'web', tokenType: 'access_token', jti: 'j1.g1', reason: 'revocation_request' }));
     expect(revoked).toMatchObject({ jti: 'j1.g1' });
@@ -27,7 +29,7 @@ describe('token_history view: what finds a token', () => {
 
   it("marks a grant's revocation as the end of that grant", () => {
     const [entry] = apply(event('GrantRevoked', { tenantId: 't', sessionId: 's1', userId: 'u', grantId: 'g1', clientId: 'web', reason: 'refresh_revoked' }));
-    expect(entry).toMatchObject({ endsGrant: 'g1', grantId: 'g1' });
+    expect(entry).toMatchObject({ endsGrant: 'g1', sessionId: 's1', sub: 'u', clientId: 'web' });
   });
 
   it("gives a session's end one entry per grant it ended (none for the grants it kept), found by that grant alone", () => {
@@ -52,10 +54,12 @@ describe('token_history view: what finds a token', () => {
       expect(d).not.toHaveProperty('sessionId');
       expect(d).not.toHaveProperty('sub');
       expect(d).not.toHaveProperty('clientId');
-      expect(d).not.toHaveProperty('sourceIp');
-      expect(d.type).toBe('SessionRevoked');
+      expect(Object.keys(d).sort()).toEqual(['endsGrant', 'id', 'tenantId']);
     }
-    const g3 = ends.find((d) => d.endsGrant === 'g3')!;
+    // What the grant's entry shows of the event: that grant, and no more.
+    const g3 = historyEvent(e as RecordedEvent, entryPart(ends.find((d) => d.endsGrant === 'g3')!.id, 't', e.position));
+    expect(g3).not.toHaveProperty('sourceIp');
+    expect(g3.type).toBe('SessionRevoked');
     expect(g3.data).toEqual({ sessionId: 's1', userId: 'u', tenantId: 't', reason: 'logout', grants: [{ grantId: 'g3', clientId: 'spa' }] });
     expect(g3.actor).toBe('user:u');
     // Every document of the event sorts after its main entry and before the next position.

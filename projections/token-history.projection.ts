@@ -1,13 +1,17 @@
 import type { ProjectedEvent, Projection } from './projection.js';
 
 /**
- * The audit trail of token lifecycles: one document per event of a session or a client's
- * tokens, found by session, subject or client and read in log order (`_position`). A
- * `SessionRevoked` ends the grants of several clients: besides its entry for the session and
- * the subject, each of those clients gets an entry of its own (with `clientId`, without
- * `sessionId` and `sub`, so that the session's and the subject's histories list it once).
- * So does the client that presented another client's code or token (`CodeRefused`,
- * `RefreshRefused`, `RevocationRefused`): it holds a credential that leaked.
+ * The audit trail of token lifecycles, as an index of the log: one small document per event of
+ * a session or a client's tokens, holding only what finds it (session, subject, client, access
+ * token, ended grant); the event itself is read from the log by its position (the document's
+ * `_position`). Reading is one indexed read of this view and one read of the log by position;
+ * what an entry shows of its event is decided at read time (src/central/audit/history-event.ts).
+ *
+ * A `SessionRevoked` ends the grants of several clients: besides its entry for the session and
+ * the subject, each of those clients gets an entry of its own (with `clientId` alone, so that
+ * the session's and the subject's histories list it once). So does the client that presented
+ * another client's code or token (`CodeRefused`, `RefreshRefused`, `RevocationRefused`): it
+ * holds a credential that leaked.
  *
  * A token's own history is two indexed reads: its events by `jti` (issue, revocation, refused
  * revocations), and the ends of the grant its `jti` names by `endsGrant` (the `GrantRevoked`,
@@ -15,24 +19,13 @@ import type { ProjectedEvent, Projection } from './projection.js';
  */
 export interface TokenHistoryEntry {
   tenantId: string;
-  /** The id of the event in the log. */
-  eventId: string;
-  type: string;
   sessionId?: string;
   sub?: string;
   clientId?: string;
-  grantId?: string;
   /** The access token the event concerns (issued, revoked, or refused revocation). */
   jti?: string;
   /** The grant whose tokens this event ended. */
   endsGrant?: string;
-  actor: string;
-  correlationId: string;
-  /** Where the request that caused the event came from (see EventMetadata). */
-  sourceIp?: string;
-  userAgent?: string;
-  occurredAt: string;
-  data: Record<string, unknown>;
 }
 
 export const TOKEN_HISTORY_EVENTS = [
@@ -89,16 +82,44 @@ function otherClients(e: ProjectedEvent): string[] {
   return [];
 }
 
+/**
+ * Whose entry of its event a document is: the event's own (found by its session, subject,
+ * client, token), another client's (found by that client), or a grant's end (found by the grant).
+ */
+export type EntryPart = { kind: 'own' } | { kind: 'client'; clientId: string } | { kind: 'grant'; grantId: string };
+
+/** The part a document id names (see `documentId` below). */
+export function entryPart(id: string, tenantId: string, position: number): EntryPart {
+  const key = historyKey(tenantId, position);
+  if (id.startsWith(`${key}#`)) return { kind: 'grant', grantId: id.slice(key.length + 1) };
+  if (id.startsWith(`${key}/`)) return { kind: 'client', clientId: id.slice(key.length + 1) };
+  return { kind: 'own' };
+}
+
+/** The keys that find the event's own entry. */
+function ownKeys(e: ProjectedEvent): TokenHistoryEntry {
+  const d = e.data;
+  // Optional fields by assignment: every token issued passes here (see src/domain/shared/merged.ts).
+  const entry: TokenHistoryEntry = { tenantId: d.tenantId };
+  const sub = d.sub ?? d.userId;
+  if (d.sessionId) entry.sessionId = d.sessionId;
+  if (sub) entry.sub = sub;
+  if (d.clientId) entry.clientId = d.clientId;
+  if (d.jti) entry.jti = d.jti;
+  if (e.type === 'GrantRevoked') entry.endsGrant = d.grantId;
+  return entry;
+}
+
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 11,
+  version: 12,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [
-    { fields: ['tenantId', 'sessionId'] },
-    { fields: ['tenantId', 'sub'] },
-    { fields: ['tenantId', 'clientId'] },
-    { fields: ['tenantId', 'jti'] },
-    { fields: ['tenantId', 'endsGrant'] },
+    { fields: ['tenantId', 'sessionId'], sparse: true },
+    { fields: ['tenantId', 'sub'], sparse: true },
+    { fields: ['tenantId', 'clientId'], sparse: true },
+    { fields: ['tenantId', 'jti'], sparse: true },
+    { fields: ['tenantId', 'endsGrant'], sparse: true },
   ],
   documentId(e) {
     const key = historyKey(e.data.tenantId, e.position);
@@ -107,49 +128,9 @@ export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   },
   readsDocument: () => false,
   apply(_doc, e, id) {
-    const d = e.data;
-    const m = e.metadata;
-    // Optional fields by assignment: every token issued passes here (see src/domain/shared/merged.ts).
-    const meta = { tenantId: d.tenantId, eventId: e.id, type: e.type, actor: m.actor, correlationId: m.correlationId } as Omit<TokenHistoryEntry, 'data'>;
-    if (m.sourceIp) meta.sourceIp = m.sourceIp;
-    if (m.userAgent) meta.userAgent = m.userAgent;
-    meta.occurredAt = m.occurredAt;
-    const key = historyKey(d.tenantId, e.position);
-    if (id.startsWith(`${key}#`)) {
-      // The grant's end, found by the grant alone: who ended it only when that was its client
-      // or the session's user, as in a client's entry below.
-      const grant = endedGrants(e).find((g) => grantEndKey(key, g.grantId) === id)!;
-      const { sourceIp: _ip, userAgent: _agent, actor, ...anonymous } = meta;
-      const { grants: _grants, requestedBy, kept: _kept, ...rest } = d as { grants?: unknown; requestedBy?: string; kept?: unknown };
-      const own = { ...rest, grants: [grant], ...(requestedBy === grant.clientId ? { requestedBy } : {}) };
-      return { ...anonymous, actor: actor === `client:${grant.clientId}` || actor === `user:${d.userId}` ? actor : 'another party', endsGrant: grant.grantId, data: own };
-    }
-    if (id !== key) {
-      const clientId = id.slice(key.length + 1);
-      // A session's end, in the history of a client it concerns, names that client's grants
-      // only, and who ended it only when that was the client or the session's user: nothing of
-      // where the user was, of other clients, or of another user who signed in.
-      if (e.type === 'SessionRevoked') {
-        const { sourceIp: _ip, userAgent: _agent, actor, ...anonymous } = meta;
-        const { grants = [], requestedBy, kept = [], ...rest } = d as { grants?: Array<{ clientId: string }>; requestedBy?: string; kept?: Array<{ clientId: string }> };
-        const ownKept = kept.filter((g) => g.clientId === clientId);
-        const own = { ...rest, grants: grants.filter((g) => g.clientId === clientId), ...(requestedBy === clientId ? { requestedBy } : {}), ...(ownKept.length ? { kept: ownKept } : {}) };
-        return { ...anonymous, actor: actor === `client:${clientId}` || actor === `user:${d.userId}` ? actor : 'another party', clientId, data: own };
-      }
-      // The presenter of another client's code or token is told only that it was refused, and
-      // whose it was (and, of a revocation, which kind of token).
-      const what = e.type === 'RevocationRefused' ? { tokenType: d.tokenType } : { reason: d.reason };
-      return { ...meta, clientId, data: { clientId: d.clientId, presentedBy: d.presentedBy, ...what } };
-    }
-    const entry = meta as TokenHistoryEntry;
-    const sub = d.sub ?? d.userId;
-    if (d.sessionId) entry.sessionId = d.sessionId;
-    if (sub) entry.sub = sub;
-    if (d.clientId) entry.clientId = d.clientId;
-    if (d.grantId) entry.grantId = d.grantId;
-    if (d.jti) entry.jti = d.jti;
-    if (e.type === 'GrantRevoked') entry.endsGrant = d.grantId;
-    entry.data = d;
-    return entry;
+    const part = entryPart(id, e.data.tenantId, e.position);
+    if (part.kind === 'grant') return { tenantId: e.data.tenantId, endsGrant: part.grantId };
+    if (part.kind === 'client') return { tenantId: e.data.tenantId, clientId: part.clientId };
+    return ownKeys(e);
   },
 };

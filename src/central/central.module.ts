@@ -3,6 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { PassportModule } from '@nestjs/passport';
 import { AuthModule } from '../auth/auth.module.js';
 import { AuditEventsController } from './audit/audit-events.controller.js';
+import { TokenHistories } from './audit/history-event.js';
 import { TokenHistoriesController } from './audit/token-histories.controller.js';
 import { AdminBearerStrategy } from './auth/admin-bearer.strategy.js';
 import { AdminGuard } from './auth/admin.guard.js';
@@ -53,7 +54,7 @@ const commandHandlers = [
 @Module({
   imports: [CqrsModule, PassportModule, AuthModule],
   controllers: [TenantsController, TenantSettingsController, SystemSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers],
-  providers: [...commandHandlers, ...rbacHandlers, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits],
-  exports: [BootstrapService],
+  providers: [...commandHandlers, ...rbacHandlers, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits, TokenHistories],
+  exports: [BootstrapService, TokenHistories],
 })
 export class CentralModule {}

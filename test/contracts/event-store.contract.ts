@@ -178,6 +178,17 @@ function eventStoreContract(makeHarness: () => Promise<Harness>): void {
     expect(await store.readStream(stream('absent'))).toEqual([]);
   });
 
+  it('reads the events at given positions, in log order, leaving out positions that hold none', async () => {
+    const r1 = await store.append(stream('x'), [event(type('E'), { n: 1 })], 'no_stream');
+    const r2 = await store.append(stream('y'), [event(type('E'), { n: 2 }), event(type('E'), { n: 3 })], 'no_stream');
+    const [second] = (await store.readStream(stream('y'))).slice(0, 1);
+    const read = await store.readPositions([r2.position, r1.position, second.position, r2.position + 1_000_000]);
+    expect(read.map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(read.map((e) => e.position)).toEqual([r1.position, second.position, r2.position]);
+    expect(read[1]).toEqual(second);
+    expect(await store.readPositions([])).toEqual([]);
+  });
+
   it('reads all events after a position (exclusive), up to maxCount, without system events', async () => {
     const r1 = await store.append(stream('x'), [event(type('E'), { n: 1 })], 'no_stream');
     const r2 = await store.append(stream('y'), [event(type('E'), { n: 2 })], 'no_stream');

@@ -156,6 +156,18 @@ function readStoreContract(adapters: Adapters): void {
     expect((await store.find('people', { name: 'cy' }))[0]).toStrictEqual({ ...cy, _id: 'c', _position: 3 });
   });
 
+  it('finds through a sparse index the same documents as without one, also when an index is redefined', async () => {
+    await store.prepareView('entries', 1, [{ fields: ['tenant', 'session'] }]);
+    await store.prepareView('entries', 1, [{ fields: ['tenant', 'session'], sparse: true }, { fields: ['tenant', 'client'], sparse: true }]);
+    const docs = [{ tenant: 't1', session: 's1', client: 'c1' }, { tenant: 't1', client: 'c1' }, { tenant: 't1', session: 's2' }, { tenant: 't2', session: 's1' }];
+    await store.commit('entries', docs.map((d, i) => write(`e${i}`, d, i + 1)), docs.length);
+    const find = async (filter: Record<string, string | null>) => ids(await store.find('entries', filter, { sortBy: '_position' }));
+    expect(await find({ tenant: 't1', session: 's1' })).toEqual(['e0']);
+    expect(await find({ tenant: 't1', client: 'c1' })).toEqual(['e0', 'e1']);
+    expect(await find({ tenant: 't1', session: null })).toEqual(['e1']);
+    expect(await find({ tenant: 't1' })).toEqual(['e0', 'e1', 'e2']);
+  });
+
   it('pages by id: a prefix of the id and the id a page ended with', async () => {
     await store.prepareView('pages', 1, []);
     await store.commit('pages', ['t1/a', 't1/b', 't1/c', 't10/a', 't2/a'].map((id, i) => write(id, { n: i }, i + 1)), 5);

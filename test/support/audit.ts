@@ -1,11 +1,12 @@
 import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
 import { ProjectionRunner } from '../../src/infrastructure/read-store/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
+import { TokenHistories } from '../../src/central/audit/history-event.js';
 import { refreshTokenKey } from '../../projections/tokens.projection.js';
 import { artefactHash } from '../../src/auth/sessions/session-commands.js';
 import type { TestServer } from './server.js';
 
-/** A `token_history` entry as the tests read it. */
+/** An entry of a token history (the `token_history` view's entry with its event) as the tests read it. */
 export interface HistoryEntry {
   eventId: string;
   correlationId: string;
@@ -32,7 +33,7 @@ export async function sessionEvents(server: TestServer, artefact: string) {
  */
 export async function tokenHistory(server: TestServer, filter: Record<string, string>): Promise<HistoryEntry[]> {
   await server.app.get(ProjectionRunner).waitFor(['token_history'], await server.app.get<EventStore>(EVENT_STORE).headPosition());
-  return server.app.get<ReadStore>(READ_STORE).find<HistoryEntry>('token_history', { tenantId: 'acme', ...filter }, { sortBy: '_position' });
+  return (await server.app.get(TokenHistories).find('acme', [filter])).events as unknown as HistoryEntry[];
 }
 
 /** The `tokens` document of a refresh token of tenant acme (null when there is none), once the view has caught up. */

@@ -1,22 +1,20 @@
 import { Controller, Get, Inject, Param, Req, Res, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { historyKey, type TokenHistoryEntry } from '../../../projections/token-history.projection.js';
 import { grantOfTokenId } from '../../domain/session/session.events.js';
 import { EVENT_STORE, type EventStore } from '../../infrastructure/event-store/event-store.port.js';
 import { ProjectionRunner } from '../../infrastructure/read-store/projection-runner.js';
-import { READ_STORE, type ReadStore, type Scalar, type ViewDocument } from '../../infrastructure/read-store/read-store.port.js';
+import type { Scalar } from '../../infrastructure/read-store/read-store.port.js';
 import { AdminGuard, RequireScope } from '../auth/admin.guard.js';
 import { problems } from '../http/problem.js';
 import { adminValidation } from '../http/validation.js';
 import { historyQuery } from './audit-query.js';
+import { type HistoryEvent, TokenHistories } from './history-event.js';
 import { redacted } from './redaction.js';
 
-type Entry = ViewDocument<TokenHistoryEntry>;
-
-/** An entry of the token_history view as the API shows it. */
-function historyItem(d: Entry): Record<string, unknown> {
+/** An entry of a token history as the API shows it. */
+function historyItem(d: HistoryEvent): Record<string, unknown> {
   return {
-    position: d._position,
+    position: d.position,
     event_id: d.eventId,
     type: d.type,
     occurred_at: d.occurredAt,
@@ -34,17 +32,18 @@ function historyItem(d: Entry): Record<string, unknown> {
 }
 
 /**
- * The token histories, from the token_history view: every event of a session, a subject, a
- * client or an access token, in log order, a page at a time (`after`: the position of the last
- * entry of the previous page). Each is one indexed read (two for a token). Something of which
- * nothing is recorded in the tenant is 404; a page after the last is empty.
+ * The token histories: every event of a session, a subject, a client or an access token, in log
+ * order, a page at a time (`after`: the position of the last entry of the previous page). Each
+ * is one indexed read of the token_history view (two for a token) and one read of the log by
+ * position. Something of which nothing is recorded in the tenant is 404; a page after the last
+ * is empty.
  */
 @Controller(':tenant/configuration/audit')
 @UseGuards(AdminGuard)
 @UsePipes(adminValidation)
 export class TokenHistoriesController {
   constructor(
-    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(TokenHistories) private readonly histories: TokenHistories,
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
   ) {}
@@ -83,13 +82,10 @@ export class TokenHistoriesController {
     reply.header('cache-control', 'no-store');
     // Every event recorded before the request is in the answer.
     await this.projections.waitFor(['token_history'], await this.events.headPosition());
-    // `0` sorts after every entry of the position `after` (see historyKey) and before the next one.
-    const range = after ? { afterId: `${historyKey(tenantId, after)}0` } : {};
-    const reads = await Promise.all(filters.map((f) => this.reads.find<TokenHistoryEntry>('token_history', { tenantId, ...f }, { ...range, sortBy: '_position', limit: limit + 1 })));
-    // The first read is the thing's own: with nothing there, the thing is unknown.
-    if (!after && reads[0].length === 0) throw problems.notFound(unknown);
-    const docs = reads.length === 1 ? reads[0] : reads.flat().sort((a, b) => a._position - b._position);
-    const items = docs.slice(0, limit);
-    return docs.length > limit ? { items: items.map(historyItem), next: String(items[items.length - 1]._position) } : { items: items.map(historyItem) };
+    const { events, firstFound } = await this.histories.find(tenantId, filters, { after, limit: limit + 1 });
+    // The first filter is the thing's own: with nothing there, the thing is unknown.
+    if (!after && !firstFound) throw problems.notFound(unknown);
+    const items = events.slice(0, limit);
+    return events.length > limit ? { items: items.map(historyItem), next: String(items[items.length - 1].position) } : { items: items.map(historyItem) };
   }
 }

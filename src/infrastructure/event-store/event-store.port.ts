@@ -93,6 +93,11 @@ export interface EventStore {
   /** Events of one stream in revision order; an absent stream reads as empty. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * The events at these global positions, in log order; a position that holds no event is left
+   * out. Views that index the log (the audit trail) keep positions and read the events here.
+   */
+  readPositions(positions: readonly number[]): Promise<RecordedEvent[]>;
   subscribeToAll(options?: { afterPosition?: number; filter?: EventFilter }): Subscription;
   /** Position of the newest event in the log (0 when empty). */
   headPosition(): Promise<number>;

@@ -137,6 +137,25 @@ export class EventStoreDbEventStore implements EventStore {
     }
   }
 
+  /** One read of `$all` from each position (reading from a position includes the event there). */
+  async readPositions(positions: readonly number[]): Promise<RecordedEvent[]> {
+    const wanted = [...new Set(positions)].sort((a, b) => a - b);
+    try {
+      const found = await Promise.all(
+        wanted.map(async (position) => {
+          for await (const resolved of this.client.readAll({ direction: FORWARDS, fromPosition: toPosition(position), maxCount: 1 })) {
+            const e = toRecorded(resolved);
+            if (e && e.position === position && !isSystem(e)) return e;
+          }
+          return undefined;
+        }),
+      );
+      return found.filter((e): e is RecordedEvent => e !== undefined);
+    } catch (error) {
+      throw unavailable(error) ?? error;
+    }
+  }
+
   subscribeToAll(options: { afterPosition?: number; filter?: EventFilter } = {}): Subscription {
     const filter = options.filter;
     let last = options.afterPosition ?? 0;

@@ -98,6 +98,7 @@ export class SqliteEventStore implements EventStore {
   private recentFloor: number;
   private readonly streamPage: Statement;
   private readonly allPages = new Map<string, Statement>();
+  private readonly atPositions: Statement;
 
   constructor(file: string) {
     // First: it locks the file for this process, or throws when another process holds it.
@@ -106,6 +107,7 @@ export class SqliteEventStore implements EventStore {
       this.db = openDatabase(file, false);
       this.db.exec(EVENTS_SCHEMA);
       this.streamPage = this.db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?');
+      this.atPositions = this.db.prepare('SELECT * FROM events WHERE position IN (SELECT value FROM json_each(?)) ORDER BY position');
       this.head = (this.db.prepare('SELECT MAX(position) FROM events').pluck().get() as number | null) ?? 0;
     } catch (e) {
       void this.writer.release();
@@ -201,6 +203,11 @@ export class SqliteEventStore implements EventStore {
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     return this.readAllSync(options.afterPosition ?? 0, options.maxCount ?? -1, options.filter);
+  }
+
+  async readPositions(positions: readonly number[]): Promise<RecordedEvent[]> {
+    if (positions.length === 0) return [];
+    return (this.atPositions.all(JSON.stringify(positions)) as Row[]).map(toRecorded);
   }
 
   private readAllSync(after: number, limit: number, filter?: EventFilter): RecordedEvent[] {

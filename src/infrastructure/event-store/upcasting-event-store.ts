@@ -24,6 +24,10 @@ export class UpcastingEventStore implements EventStore {
     return (await this.inner.readAll(options)).map(upcast);
   }
 
+  async readPositions(positions: readonly number[]): Promise<RecordedEvent[]> {
+    return (await this.inner.readPositions(positions)).map(upcast);
+  }
+
   subscribeToAll(options?: { afterPosition?: number; filter?: EventFilter }): Subscription {
     const inner = this.inner.subscribeToAll(options);
     return {

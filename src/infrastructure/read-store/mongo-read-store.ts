@@ -198,6 +198,7 @@ export class MongoReadStore implements ReadStore {
     const options: CreateIndexesOptions = { name, unique: ix.unique === true };
     // As in SQL, a unique index ignores documents that lack one of its fields.
     if (ix.unique) options.partialFilterExpression = Object.fromEntries(ix.fields.map((f: string) => [f, { $exists: true }]));
+    else if (ix.sparse) options.partialFilterExpression = { [field(ix.fields[ix.fields.length - 1])]: { $exists: true } };
     try {
       await collection.createIndex(keys, options);
     } catch (error) {

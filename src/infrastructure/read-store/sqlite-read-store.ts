@@ -125,10 +125,16 @@ export class SqliteReadStore implements ReadStore {
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, body TEXT NOT NULL, position INTEGER NOT NULL)`);
     const current = await this.viewState(view);
     if (!current || current.version !== version) await this.resetView(view, version);
+    const wanted = new Set<string>();
     for (const ix of indexes) {
-      const name = `${t}__${ix.fields.join('__').replace(/\./g, '_')}`;
-      this.db.exec(`CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${t} (${ix.fields.map(field).join(', ')})`);
+      const name = `${t}__${ix.fields.join('__').replace(/\./g, '_')}${ix.sparse ? '__sparse' : ''}`;
+      wanted.add(name);
+      const where = ix.sparse ? ` WHERE ${field(ix.fields[ix.fields.length - 1])} IS NOT NULL` : '';
+      this.db.exec(`CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${t} (${ix.fields.map(field).join(', ')})${where}`);
     }
+    // An index the view no longer declares (its definition changed) is dropped, not kept up to date for nothing.
+    const existing = this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE ? ESCAPE '!'").pluck().all(t, `${t.replace(/[!%_]/g, '!$&')}!_!_%`) as string[];
+    for (const name of existing) if (!wanted.has(name)) this.db.exec(`DROP INDEX ${name}`);
   }
 
   async resetView(view: string, version: number): Promise<void> {
