@@ -48,6 +48,8 @@ export const TOKEN_HISTORY_EVENTS = [
   'TokenRevoked',
   'GrantRevoked',
   'SessionRevoked',
+  // The end of every token of the client (see ClientDeleted).
+  'ClientDeleted',
 ] as const;
 
 /**
@@ -112,7 +114,7 @@ function ownKeys(e: ProjectedEvent): TokenHistoryEntry {
 
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 12,
+  version: 13,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [
     { fields: ['tenantId', 'sessionId'], sparse: true },

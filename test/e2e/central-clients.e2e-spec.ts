@@ -168,6 +168,12 @@ describe('admin API: clients', () => {
     expect(refused.status).toBe(401);
     expect((await call('GET', '/acme/configuration/clients/doomed', t)).status).toBe(404);
     expect((await call('POST', '/acme/configuration/clients', t, { client_id: 'doomed', grant_types: ['client_credentials'] })).status).toBe(409);
+    // The client's token history ends with its deletion, by whom.
+    const history = await call('GET', '/acme/configuration/audit/clients/doomed', t);
+    expect(history.body.items.map((e: { type: string; actor: string }) => [e.type, e.actor])).toEqual([
+      ['AccessTokenIssued', 'client:doomed'],
+      ['ClientDeleted', 'client:admin'],
+    ]);
   });
 
   it('records every change on the client stream with the caller as actor', async () => {
