@@ -3,6 +3,7 @@ import type { Projection } from './projection.js';
 import { permissionsProjection } from './permissions.projection.js';
 import { resourcesProjection } from './resources.projection.js';
 import { rolesProjection } from './roles.projection.js';
+import { scopesProjection } from './scopes.projection.js';
 import { sessionsProjection } from './sessions.projection.js';
 import { systemSettingsProjection } from './system-settings.projection.js';
 import { tenantsProjection } from './tenants.projection.js';
@@ -22,4 +23,5 @@ export const allProjections: readonly Projection<any>[] = [
   permissionsProjection,
   rolesProjection,
   systemSettingsProjection,
+  scopesProjection,
 ];

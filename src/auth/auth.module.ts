@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RoleScopes } from './roles/role-scopes.js';
+import { TenantScopes } from './tenant-scopes.js';
 import { AssetsController } from './assets/assets.controller.js';
 import { AuthorizeController } from './authorize/authorize.controller.js';
 import { AuthorizeFlow } from './authorize/authorize-flow.js';
@@ -31,6 +32,7 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     { provide: GRANTS, inject: grants, useFactory: (...all: unknown[]) => all },
     AuthorizeFlow,
     RoleScopes,
+    TenantScopes,
     Interactions,
     ClientAuthenticator,
     BrowserSessions,
@@ -39,6 +41,6 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     TokenIssuer,
     TokenInspector,
   ],
-  exports: [AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes],
+  exports: [AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes, TenantScopes],
 })
 export class AuthModule {}

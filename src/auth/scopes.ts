@@ -1,12 +1,4 @@
-/**
- * Claims released by each scope at userinfo (and in the ID token when no access token is
- * issued). A Map: a granted scope such as `toString` must find nothing here.
- */
-export const SCOPE_CLAIMS: ReadonlyMap<string, readonly string[]> = new Map([
-  ['openid', ['sub']],
-  ['profile', ['name', 'given_name', 'family_name', 'updated_at']],
-  ['email', ['email', 'email_verified']],
-]);
+import { RELEASABLE_CLAIMS } from '../domain/scope/built-in-scopes.js';
 
 export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
 
@@ -23,4 +15,4 @@ export function restrictedForUsers(scope: string): boolean {
   return (ADMIN_SCOPES as readonly string[]).includes(scope);
 }
 
-export const STANDARD_CLAIMS = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'azp', ...SCOPE_CLAIMS.get('profile')!, ...SCOPE_CLAIMS.get('email')!];
+export const STANDARD_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'azp', ...RELEASABLE_CLAIMS];

@@ -5,7 +5,7 @@ import { requireClientOrigin } from '../cors.js';
 import { authorizationOf } from '../form-request.js';
 import { BearerRequired, InsufficientScope, InvalidBearerRequest, InvalidToken } from '../oauth-errors.js';
 import { carries } from '../params.js';
-import { SCOPE_CLAIMS } from '../scopes.js';
+import { TenantScopes } from '../tenant-scopes.js';
 import { TokenInspector } from '../tokens/token-inspector.js';
 
 /** RFC 6750 §2.1: `Bearer` 1*SP b64token (trailing spaces are dropped before the value is read). */
@@ -21,6 +21,7 @@ export class UserinfoController {
   constructor(
     @Inject(Directory) private readonly directory: Directory,
     @Inject(TokenInspector) private readonly inspector: TokenInspector,
+    @Inject(TenantScopes) private readonly scopes: TenantScopes,
   ) {}
 
   @Get(['userinfo', 'oauth/userinfo'])
@@ -61,9 +62,9 @@ export class UserinfoController {
     if (!userId || !scope.includes('openid')) throw new InsufficientScope('the access token lacks the openid scope');
     const user = await this.directory.user(tenantId, userId);
     if (!user) throw new InvalidToken('the user no longer exists');
-    const available: Record<string, unknown> = { ...user.claims, sub: user.userId, updated_at: Math.floor(Date.parse(user.updatedAt) / 1000) };
+    const available: Record<string, unknown> = { ...user.claims, sub: user.userId, preferred_username: user.username, updated_at: Math.floor(Date.parse(user.updatedAt) / 1000) };
     const claims: Record<string, unknown> = {};
-    for (const s of scope) for (const name of SCOPE_CLAIMS.get(s) ?? []) if (available[name] !== undefined) claims[name] = available[name];
+    for (const name of await this.scopes.claims(tenantId, scope)) if (available[name] !== undefined) claims[name] = available[name];
     return claims;
   }
 }

@@ -16,6 +16,8 @@ export interface ItemKind<V extends { revision: number }> {
   key: (tenantId: string, id: string) => string;
   idOf: (item: V) => string;
   render: (item: V) => Record<string, unknown>;
+  /** Fields of the representation that the server sets (besides the times): not part of what a patch edits. */
+  readOnly?: readonly string[];
 }
 
 /** A list's equality filter: the query parameter, and the view field it matches (the same name by default). */
@@ -69,6 +71,7 @@ export class TenantItems<V extends { revision: number }> {
   /** RFC 7396: `body` merged into the item's representation (its times left out), validated as `dto`; each of `fixed` must keep its value. */
   patched<D extends object>(item: V, body: unknown, dto: new () => D, fixed: Partial<Record<keyof D & string, unknown>>): D {
     const { created_at: _c, updated_at: _u, ...editable } = this.kind.render(item);
+    for (const f of this.kind.readOnly ?? []) delete editable[f];
     const patched = validated(dto, mergePatch(editable, body));
     for (const [field, was] of Object.entries(fixed)) {
       if ((patched as Record<string, unknown>)[field] !== was) throw problems.badRequest(`${field} cannot change`, [{ path: field, detail: 'cannot change' }]);

@@ -15,4 +15,5 @@ export const streams = {
   resourceIdentifier: (tenantId: string, identifier: string) => `resourceidentifier-${tenantId}.${identifier}`,
   permission: (tenantId: string, permissionId: string) => `permission-${tenantId}.${permissionId}`,
   role: (tenantId: string, roleId: string) => `role-${tenantId}.${roleId}`,
+  scope: (tenantId: string, scopeId: string) => `scope-${tenantId}.${scopeId}`,
 };

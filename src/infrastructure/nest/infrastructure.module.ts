@@ -51,7 +51,7 @@ export async function createAttemptCounters(config: Config): Promise<AttemptCoun
 }
 
 /** Views read on every request (tenants, clients, users) or right after they were written (sessions, tokens): served from memory. */
-const CACHED_VIEWS = ['tenants', 'clients', 'users', 'sessions', 'tokens'];
+const CACHED_VIEWS = ['tenants', 'clients', 'users', 'sessions', 'tokens', 'scopes'];
 
 /** Storage, projections, keys and time, shared by the auth, central and edge modules. */
 @Global()
