@@ -20,6 +20,8 @@ export interface ClientView {
   firstParty: boolean;
   /** Absent: ID tokens are signed with the tenant's algorithm. */
   idTokenSignedResponseAlg?: SigningAlg;
+  /** Ids of the roles the client holds for its own tokens. */
+  roles?: string[];
   createdAt: string;
   updatedAt: string;
   /** The revision of the client's stream this document shows: its ETag in the admin API. */
@@ -31,12 +33,12 @@ export const clientKey = (tenantId: string, clientId: string) => `${tenantId}/${
 export const clientsProjection: Projection<ClientView> = {
   view: 'clients',
   // 2: `secretDigest` (a keyed hash, or a legacy SHA-256 named as such) in place of `secretHash`;
-  // updates, rotations and deletion; the stream revision (the admin API's ETag).
-  version: 3,
-  eventTypes: ['ClientCreated', 'ClientUpdated', 'ClientSecretRotated', 'ClientDeleted'],
+  // updates, rotations and deletion; the stream revision (the admin API's ETag). 4: roles.
+  version: 4,
+  eventTypes: ['ClientCreated', 'ClientUpdated', 'ClientSecretRotated', 'ClientDeleted', 'ClientRoleAssigned', 'ClientRoleUnassigned'],
   indexes: [{ fields: ['tenantId'] }],
   documentId: (e) => clientKey(e.data.tenantId, e.data.clientId),
-  readsDocument: (e) => e.type === 'ClientUpdated' || e.type === 'ClientSecretRotated',
+  readsDocument: (e) => e.type !== 'ClientCreated' && e.type !== 'ClientDeleted',
   apply(doc, e) {
     const at = { updatedAt: e.metadata.occurredAt, revision: e.revision };
     switch (e.type) {
@@ -45,13 +47,20 @@ export const clientsProjection: Projection<ClientView> = {
       case 'ClientUpdated': {
         if (!doc) return null;
         const kept = e.data.tokenEndpointAuthMethod === 'none' ? {} : { secretDigest: doc.secretDigest, previousSecretDigest: doc.previousSecretDigest, previousSecretValidUntil: doc.previousSecretValidUntil };
-        return withoutUndefined({ ...e.data, ...kept, createdAt: doc.createdAt, ...at });
+        return withoutUndefined({ ...e.data, ...kept, roles: doc.roles, createdAt: doc.createdAt, ...at });
       }
       case 'ClientSecretRotated':
         if (!doc) return null;
         return withoutUndefined({ ...doc, secretDigest: e.data.secretDigest, previousSecretDigest: doc.secretDigest, previousSecretValidUntil: doc.secretDigest ? e.data.previousValidUntil : undefined, ...at });
       case 'ClientDeleted':
         return null;
+      case 'ClientRoleAssigned':
+        return doc && { ...doc, roles: [...(doc.roles ?? []), e.data.roleId], ...at };
+      case 'ClientRoleUnassigned': {
+        if (!doc) return null;
+        const roles = (doc.roles ?? []).filter((r) => r !== e.data.roleId);
+        return withoutUndefined({ ...doc, roles: roles.length ? roles : undefined, ...at });
+      }
       default:
         return doc;
     }

@@ -6,7 +6,7 @@ export interface RoleView {
   roleId: string;
   name?: string;
   permissions: string[];
-  /** Users holding the role (RoleAssigned less RoleUnassigned, which the users' streams record). */
+  /** Users and clients holding the role (assigned less unassigned, as the users' and clients' streams record). */
   assignments: number;
   createdAt: string;
   updatedAt: string;
@@ -18,8 +18,9 @@ export const roleKey = (tenantId: string, roleId: string) => `${tenantId}/${role
 
 export const rolesProjection: Projection<RoleView> = {
   view: 'roles',
-  version: 1,
-  eventTypes: ['RoleCreated', 'RoleUpdated', 'RoleDeleted', 'RoleAssigned', 'RoleUnassigned'],
+  // 2: clients hold roles too.
+  version: 2,
+  eventTypes: ['RoleCreated', 'RoleUpdated', 'RoleDeleted', 'RoleAssigned', 'RoleUnassigned', 'ClientRoleAssigned', 'ClientRoleUnassigned'],
   indexes: [{ fields: ['tenantId'] }],
   documentId: (e) => roleKey(e.data.tenantId, e.data.roleId),
   readsDocument: (e) => e.type !== 'RoleCreated',
@@ -27,10 +28,12 @@ export const rolesProjection: Projection<RoleView> = {
     switch (e.type) {
       case 'RoleDeleted':
         return null;
-      // Assignments are on the users' streams: they change the count, not the role's revision.
+      // Assignments are on the users' and clients' streams: they change the count, not the role's revision.
       case 'RoleAssigned':
+      case 'ClientRoleAssigned':
         return doc && { ...doc, assignments: doc.assignments + 1 };
       case 'RoleUnassigned':
+      case 'ClientRoleUnassigned':
         return doc && { ...doc, assignments: Math.max(0, doc.assignments - 1) };
       default: {
         const { tenantId, roleId, name, permissions } = e.data;

@@ -28,13 +28,13 @@ import { CreateResourceHandler, DeleteResourceHandler, UpdateResourceHandler } f
 import { ResourcesController } from './resources/resources.controller.js';
 import { AssignRoleHandler, DeleteRoleHandler, SaveRoleHandler } from './roles/role-commands.js';
 import { RolesController } from './roles/roles.controller.js';
-import { UserRolesController } from './roles/user-roles.controller.js';
+import { ClientRolesController, UserRolesController } from './roles/user-roles.controller.js';
 import { DeleteScopeHandler, SaveScopeHandler } from './scopes/scope-commands.js';
 import { ScopesController } from './scopes/scopes.controller.js';
 
 /** Scopes, resources, permissions, roles and role assignments. */
 const rbacHandlers = [SaveScopeHandler, DeleteScopeHandler, CreateResourceHandler, UpdateResourceHandler, DeleteResourceHandler, CreatePermissionHandler, UpdatePermissionHandler, DeletePermissionHandler, SaveRoleHandler, DeleteRoleHandler, AssignRoleHandler];
-const rbacControllers = [ScopesController, ResourcesController, PermissionsController, RolesController, UserRolesController];
+const rbacControllers = [ScopesController, ResourcesController, PermissionsController, RolesController, UserRolesController, ClientRolesController];
 import { RegistrationLimits } from './users/registration-limits.js';
 import { RegistrationsController } from './users/registrations.controller.js';
 

@@ -193,6 +193,24 @@ describe('admin API: role assignment', () => {
     expect((await call('GET', `/acme/configuration/users/${alice}`)).body.roles).toEqual([]);
   });
 
+  it('gives a client a role for its own tokens; a role a client holds is not deleted, and a deleted client gives its roles back', async () => {
+    expect((await call('POST', '/acme/configuration/roles', { id: 'robots', permissions: ['central:read'] })).status).toBe(201);
+    expect((await call('POST', '/acme/configuration/clients', { client_id: 'robot', grant_types: ['client_credentials'] })).status).toBe(201);
+    const before = await call('GET', '/acme/configuration/clients/robot');
+    expect(before.body.roles).toEqual([]);
+    const put = await call('PUT', '/acme/configuration/clients/robot/roles/robots', undefined, { 'if-match': before.headers.get('etag')! });
+    expect(put.status).toBe(200);
+    expect(put.body.roles).toEqual(['robots']);
+    expect((await call('PUT', '/acme/configuration/clients/robot/roles/robots')).headers.get('etag')).toBe(put.headers.get('etag'));
+    expect((await call('PATCH', '/acme/configuration/clients/robot', { roles: [] })).body.errors).toEqual([{ path: 'roles', detail: 'unknown field' }]);
+    expect((await call('PUT', '/acme/configuration/clients/robot/roles/nothing')).status).toBe(404);
+    expect((await call('PUT', '/acme/configuration/clients/nobody/roles/robots')).status).toBe(404);
+    expect((await call('DELETE', '/acme/configuration/roles/robots')).status).toBe(409);
+    expect((await call('DELETE', '/acme/configuration/clients/robot/roles/admin')).status).toBe(404);
+    expect((await call('DELETE', '/acme/configuration/clients/robot')).status).toBe(204);
+    expect((await call('DELETE', '/acme/configuration/roles/robots')).status).toBe(204);
+  });
+
   it("keeps tenants apart: another tenant's token gets 403 and no data; a reader cannot write", async () => {
     const beta = await adminToken(server, 'beta');
     for (const path of ['/acme/configuration/resources', '/acme/configuration/permissions', '/acme/configuration/roles/admin']) {

@@ -28,6 +28,6 @@ describe('bootstrap: resources, permissions, roles and users\' roles', () => {
     expect(await access.userRoles('u1', ['viewer', 'admin'], false)).toEqual({ created: false, unapplied: ['roles (admin)'] });
     expect(sent).toEqual([]);
     await access.userRoles('u2', ['admin'], true);
-    expect(sent).toEqual([expect.objectContaining({ userId: 'u2', roleId: 'admin', assign: true })]);
+    expect(sent).toEqual([expect.objectContaining({ holder: { kind: 'user', userId: 'u2' }, roleId: 'admin', assign: true })]);
   });
 });

@@ -53,7 +53,7 @@ export class BootstrapAccessItems {
    */
   async userRoles(userId: string, roles: readonly string[], justCreated: boolean): Promise<CommandResult> {
     if (justCreated) {
-      for (const roleId of roles) await this.commands.execute(new AssignRole(this.by, userId, roleId, true));
+      for (const roleId of roles) await this.commands.execute(new AssignRole(this.by, { kind: 'user', userId }, roleId, true));
       return { created: false };
     }
     const user = await this.reads.get<UserView>('users', userKey(this.by.tenantId, userId));

@@ -92,6 +92,7 @@ export function clientRepresentation(c: ClientView): Record<string, unknown> {
     first_party: c.firstParty,
     ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
     ...(c.previousSecretValidUntil !== undefined ? { previous_secret_valid_until: c.previousSecretValidUntil } : {}),
+    roles: c.roles ?? [],
     created_at: c.createdAt,
     updated_at: c.updatedAt ?? c.createdAt,
   };

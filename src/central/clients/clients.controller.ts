@@ -79,7 +79,7 @@ export class ClientsController {
   ): Promise<unknown> {
     const expectedRevision = ifMatchRevision(req);
     const current = await this.found(tenantId, clientId);
-    const { created_at: _c, updated_at: _u, previous_secret_valid_until: _p, ...editable } = clientRepresentation(current);
+    const { created_at: _c, updated_at: _u, previous_secret_valid_until: _p, roles: _r, ...editable } = clientRepresentation(current);
     const dto = validated(ClientDto, mergePatch(editable, req.body));
     if (dto.client_id !== clientId) throw problems.badRequest('client_id cannot change', [{ path: 'client_id', detail: 'cannot change' }]);
     await this.commands.execute(new UpdateClient(commandOrigin(tenantId, p, req, expectedRevision ?? current.revision), registrationOf(dto, clientId)));

@@ -8,6 +8,7 @@ import type { RoleDefinition } from '../../domain/role/role.events.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { userDecider } from '../../domain/user/user.decider.js';
+import { clientDecider } from '../../domain/client/client.decider.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { READ_STORE, type ReadStore } from '../../infrastructure/read-store/read-store.port.js';
 import { CommandPath, type CommandOrigin } from '../command-path.js';
@@ -15,6 +16,7 @@ import { CommandPath, type CommandOrigin } from '../command-path.js';
 const VIEWS = ['roles'];
 /** An assignment shows on the user (its roles) and on the role (its count of holders). */
 const ASSIGNMENT_VIEWS = ['users', 'roles'];
+const CLIENT_ASSIGNMENT_VIEWS = ['clients', 'roles'];
 
 /** Creates the role, or (`replace`) changes the role that exists. */
 export class SaveRole extends Command<void> {
@@ -36,10 +38,13 @@ export class DeleteRole extends Command<void> {
   }
 }
 
+/** Who holds roles: users, and clients for their own tokens. */
+export type RoleHolder = { kind: 'user'; userId: string } | { kind: 'client'; clientId: string };
+
 export class AssignRole extends Command<void> {
   constructor(
     readonly by: CommandOrigin,
-    readonly userId: string,
+    readonly holder: RoleHolder,
     readonly roleId: string,
     readonly assign: boolean,
   ) {
@@ -67,7 +72,7 @@ export class SaveRoleHandler implements ICommandHandler<SaveRole, void> {
   }
 }
 
-/** A role that users hold stays (409): it is taken from them first, each change on the user's stream. */
+/** A role that users or clients hold stays (409): it is taken from them first, each change on the holder's stream. */
 @CommandHandler(DeleteRole)
 export class DeleteRoleHandler implements ICommandHandler<DeleteRole, void> {
   constructor(
@@ -77,12 +82,15 @@ export class DeleteRoleHandler implements ICommandHandler<DeleteRole, void> {
 
   async execute(c: DeleteRole): Promise<void> {
     const role = await this.reads.get<RoleView>('roles', roleKey(c.by.tenantId, c.roleId));
-    if (role && role.assignments > 0) throw new DomainError('in_use', `the role ${c.roleId} is held by ${role.assignments} user(s): unassign it first`);
+    if (role && role.assignments > 0) throw new DomainError('in_use', `the role ${c.roleId} is held by ${role.assignments} user(s) or client(s): unassign it first`);
     await this.path.run(streams.role(c.by.tenantId, c.roleId), roleDecider, { kind: 'DeleteRole' }, c.by, VIEWS);
   }
 }
 
-/** RoleAssigned or RoleUnassigned on the user's stream; a role is assigned only while it exists. */
+/**
+ * RoleAssigned or RoleUnassigned on the user's stream (ClientRoleAssigned or ClientRoleUnassigned
+ * on the client's); a role is assigned only while it exists.
+ */
 @CommandHandler(AssignRole)
 export class AssignRoleHandler implements ICommandHandler<AssignRole, void> {
   constructor(
@@ -91,12 +99,14 @@ export class AssignRoleHandler implements ICommandHandler<AssignRole, void> {
   ) {}
 
   async execute(c: AssignRole): Promise<void> {
-    const stream = streams.user(c.by.tenantId, c.userId);
-    if (!c.assign) {
-      await this.path.run(stream, userDecider, { kind: 'UnassignRole', roleId: c.roleId }, c.by, ASSIGNMENT_VIEWS);
+    const { tenantId } = c.by;
+    const roleExists = c.assign && (await this.aggregates.load(streams.role(tenantId, c.roleId), roleDecider)).state.definition !== undefined;
+    if (c.holder.kind === 'user') {
+      const command = c.assign ? { kind: 'AssignRole' as const, roleId: c.roleId, roleExists } : { kind: 'UnassignRole' as const, roleId: c.roleId };
+      await this.path.run(streams.user(tenantId, c.holder.userId), userDecider, command, c.by, ASSIGNMENT_VIEWS);
       return;
     }
-    const role = await this.aggregates.load(streams.role(c.by.tenantId, c.roleId), roleDecider);
-    await this.path.run(stream, userDecider, { kind: 'AssignRole', roleId: c.roleId, roleExists: role.state.definition !== undefined }, c.by, ASSIGNMENT_VIEWS);
+    const command = c.assign ? { kind: 'AssignClientRole' as const, roleId: c.roleId, roleExists } : { kind: 'UnassignClientRole' as const, roleId: c.roleId };
+    await this.path.run(streams.client(tenantId, c.holder.clientId), clientDecider, command, c.by, CLIENT_ASSIGNMENT_VIEWS);
   }
 }

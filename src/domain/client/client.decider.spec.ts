@@ -1,4 +1,4 @@
-import { givenFor } from '../shared/decider-spec.js';
+import { givenFor, types } from '../shared/decider-spec.js';
 import { type ClientCommand, clientDecider } from './client.decider.js';
 import type { ClientRegistration } from './client.events.js';
 
@@ -20,6 +20,21 @@ const { secretDigest: _secret, ...metadata } = registration;
 
 describe('client decider', () => {
   const created = given().after(create);
+
+  it('holds roles that exist, each once, keeps them across updates, and gives them back when deleted', () => {
+    const assign = (roleId: string, roleExists = true): ClientCommand => ({ kind: 'AssignClientRole', roleId, roleExists });
+    const holding = given(created).after(assign('robots'));
+    expect(types(holding)).toEqual(['ClientCreated', 'ClientRoleAssigned']);
+    expect(given(holding).when(assign('robots'))).toEqual([]);
+    expect(given(holding).refused(assign('ghosts', false))).toBe('not_found');
+    expect(given(created).refused({ kind: 'UnassignClientRole', roleId: 'robots' })).toBe('not_found');
+    const updated = given(holding).after({ kind: 'UpdateClient', registration: { ...metadata, clientName: 'Web' } });
+    expect(given(updated).state).toMatchObject({ roles: ['robots'] });
+    expect(given(updated).when({ kind: 'DeleteClient' })).toEqual([
+      { type: 'ClientRoleUnassigned', data: { tenantId: 't', clientId: 'web', roleId: 'robots' } },
+      { type: 'ClientDeleted', data: { tenantId: 't', clientId: 'web' } },
+    ]);
+  });
 
   it('creates a client once, and never again under the id of a deleted one', () => {
     expect(given().when(create)).toEqual([{ type: 'ClientCreated', data: { tenantId: 't', ...registration } }]);

@@ -13,7 +13,10 @@ export type ClientCommand =
   /** The client's metadata, whole, as it is to be (its secret aside). */
   | { kind: 'UpdateClient'; registration: Omit<ClientRegistration, 'secretDigest'> }
   | { kind: 'RotateClientSecret'; secretDigest: SecretDigest; previousValidUntil: number }
-  | { kind: 'DeleteClient' };
+  | { kind: 'DeleteClient' }
+  /** `roleExists`: whether the role was found on its stream when the command was built. */
+  | { kind: 'AssignClientRole'; roleId: string; roleExists: boolean }
+  | { kind: 'UnassignClientRole'; roleId: string };
 
 /** The secret a rotation replaced, valid until `validUntil` (seconds). */
 export interface PreviousSecret {
@@ -23,7 +26,7 @@ export interface PreviousSecret {
 
 export type ClientState =
   | { exists: false; deleted: boolean }
-  | ({ exists: true; tenantId: string; previousSecret?: PreviousSecret } & ClientRegistration);
+  | ({ exists: true; tenantId: string; previousSecret?: PreviousSecret; roles?: string[] } & ClientRegistration);
 
 function validate(r: ClientRegistration): void {
   const fail = (m: string) => {
@@ -69,9 +72,22 @@ export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
         requireExisting(state);
         if (state.tokenEndpointAuthMethod === 'none') throw new DomainError('invalid_value', `client ${state.clientId}: a public client has no secret`);
         return [{ type: 'ClientSecretRotated', data: { tenantId: state.tenantId, clientId: state.clientId, secretDigest: command.secretDigest, previousValidUntil: command.previousValidUntil } }];
-      case 'DeleteClient':
+      case 'DeleteClient': {
         requireExisting(state);
-        return [{ type: 'ClientDeleted', data: { tenantId: state.tenantId, clientId: state.clientId } }];
+        const { tenantId, clientId } = state;
+        // The roles go first, so that every role's count of holders stays true.
+        const unassigned = (state.roles ?? []).map((roleId): ClientEvent => ({ type: 'ClientRoleUnassigned', data: { tenantId, clientId, roleId } }));
+        return [...unassigned, { type: 'ClientDeleted', data: { tenantId, clientId } }];
+      }
+      case 'AssignClientRole':
+        requireExisting(state);
+        if (!command.roleExists) throw new DomainError('not_found', `no role ${command.roleId}`);
+        if (state.roles?.includes(command.roleId)) return [];
+        return [{ type: 'ClientRoleAssigned', data: { tenantId: state.tenantId, clientId: state.clientId, roleId: command.roleId } }];
+      case 'UnassignClientRole':
+        requireExisting(state);
+        if (!state.roles?.includes(command.roleId)) throw new DomainError('not_found', `the client does not hold the role ${command.roleId}`);
+        return [{ type: 'ClientRoleUnassigned', data: { tenantId: state.tenantId, clientId: state.clientId, roleId: command.roleId } }];
       default:
         return assertNever(command);
     }
@@ -80,11 +96,17 @@ export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
     switch (event.type) {
       case 'ClientCreated':
         return { exists: true, ...event.data };
-      case 'ClientUpdated':
+      case 'ClientUpdated': {
         if (!state.exists) return state;
+        const roles = state.roles ? { roles: state.roles } : {};
         // A client made public keeps no secret.
-        if (event.data.tokenEndpointAuthMethod === 'none') return { exists: true, ...event.data };
-        return { exists: true, ...event.data, ...(state.secretDigest ? { secretDigest: state.secretDigest } : {}), ...(state.previousSecret ? { previousSecret: state.previousSecret } : {}) };
+        if (event.data.tokenEndpointAuthMethod === 'none') return { exists: true, ...event.data, ...roles };
+        return { exists: true, ...event.data, ...(state.secretDigest ? { secretDigest: state.secretDigest } : {}), ...(state.previousSecret ? { previousSecret: state.previousSecret } : {}), ...roles };
+      }
+      case 'ClientRoleAssigned':
+        return state.exists ? { ...state, roles: [...(state.roles ?? []), event.data.roleId] } : state;
+      case 'ClientRoleUnassigned':
+        return state.exists ? { ...state, roles: (state.roles ?? []).filter((r) => r !== event.data.roleId) } : state;
       case 'ClientSecretRotated': {
         if (!state.exists) return state;
         const previousSecret = state.secretDigest ? { digest: state.secretDigest, validUntil: event.data.previousValidUntil } : undefined;

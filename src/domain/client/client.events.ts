@@ -42,7 +42,10 @@ export type ClientUpdated = DomainEvent<'ClientUpdated', { tenantId: string } & 
 export type ClientSecretRotated = DomainEvent<'ClientSecretRotated', { tenantId: string; clientId: string; secretDigest: SecretDigest; previousValidUntil: number }>;
 /** The client is gone: it authenticates no more, and no token issued to it is active. Its id is never given to another. */
 export type ClientDeleted = DomainEvent<'ClientDeleted', { tenantId: string; clientId: string }>;
-export type ClientEvent = ClientCreated | ClientUpdated | ClientSecretRotated | ClientDeleted;
+/** The client holds the role for its own tokens (client_credentials): the role's permissions are the client's. */
+export type ClientRoleAssigned = DomainEvent<'ClientRoleAssigned', { tenantId: string; clientId: string; roleId: string }>;
+export type ClientRoleUnassigned = DomainEvent<'ClientRoleUnassigned', { tenantId: string; clientId: string; roleId: string }>;
+export type ClientEvent = ClientCreated | ClientUpdated | ClientSecretRotated | ClientDeleted | ClientRoleAssigned | ClientRoleUnassigned;
 
 /**
  * A registered client failed to authenticate at the token, introspection or revocation
