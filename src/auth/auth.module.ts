@@ -5,6 +5,7 @@ import { AuthorizeController } from './authorize/authorize.controller.js';
 import { AuthorizeFlow } from './authorize/authorize-flow.js';
 import { Interactions } from './authorize/interaction.js';
 import { ClientAuthenticator } from './client-auth/client-authenticator.js';
+import { ClientRequests } from './client-request/client-request.js';
 import { IntrospectController } from './introspect/introspect.controller.js';
 import { JwksController } from './jwks/jwks.controller.js';
 import { LogoutController } from './logout/logout.controller.js';
@@ -33,6 +34,7 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     RoleScopes,
     Interactions,
     ClientAuthenticator,
+    ClientRequests,
     BrowserSessions,
     SessionCommands,
     Refusals,
