@@ -1,4 +1,4 @@
-import type { SecretDigest } from '../src/domain/client/client.events.js';
+import { type PublicJwk, SECRET_METHODS, type SecretDigest, type TokenEndpointAuthMethod } from '../src/domain/client/client.events.js';
 import type { SigningAlg } from '../src/domain/tenant/tenant.events.js';
 import type { Projection } from './projection.js';
 
@@ -20,6 +20,10 @@ export interface ClientView {
   firstParty: boolean;
   /** Absent: ID tokens are signed with the tenant's algorithm. */
   idTokenSignedResponseAlg?: SigningAlg;
+  // private_key_jwt (RFC 7523) and DPoP (RFC 9449): see ClientRegistration.
+  jwks?: { keys: PublicJwk[] };
+  tokenEndpointAuthSigningAlg?: string;
+  dpopBoundAccessTokens?: boolean;
   createdAt: string;
   updatedAt: string;
   /** The revision of the client's stream this document shows: its ETag in the admin API. */
@@ -44,7 +48,7 @@ export const clientsProjection: Projection<ClientView> = {
         return { ...e.data, createdAt: e.metadata.occurredAt, ...at };
       case 'ClientUpdated': {
         if (!doc) return null;
-        const kept = e.data.tokenEndpointAuthMethod === 'none' ? {} : { secretDigest: doc.secretDigest, previousSecretDigest: doc.previousSecretDigest, previousSecretValidUntil: doc.previousSecretValidUntil };
+        const kept = !SECRET_METHODS.includes(e.data.tokenEndpointAuthMethod as TokenEndpointAuthMethod) ? {} : { secretDigest: doc.secretDigest, previousSecretDigest: doc.previousSecretDigest, previousSecretValidUntil: doc.previousSecretValidUntil };
         return withoutUndefined({ ...e.data, ...kept, createdAt: doc.createdAt, ...at });
       }
       case 'ClientSecretRotated':

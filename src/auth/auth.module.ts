@@ -6,6 +6,7 @@ import { AuthorizeFlow } from './authorize/authorize-flow.js';
 import { Interactions } from './authorize/interaction.js';
 import { ClientAuthenticator } from './client-auth/client-authenticator.js';
 import { ClientRequests } from './client-request/client-request.js';
+import { UsedJtis } from './one-time/used-jtis.js';
 import { IntrospectController } from './introspect/introspect.controller.js';
 import { JwksController } from './jwks/jwks.controller.js';
 import { LogoutController } from './logout/logout.controller.js';
@@ -35,6 +36,7 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     Interactions,
     ClientAuthenticator,
     ClientRequests,
+    UsedJtis,
     BrowserSessions,
     SessionCommands,
     Refusals,

@@ -52,8 +52,17 @@ export class ClientRequests {
     if (misplaced) throw new InvalidRequest(`${misplaced} belongs in the request body, not the query`);
     const params = formParams(req);
     const origin = originOf(req);
-    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: endpoint.allowPublic, endpoint: endpoint.name, origin });
+    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: endpoint.allowPublic, endpoint: endpoint.name, origin, audiences: this.audiences(tenantId, endpoint) });
     if (endpoint.browser) requireClientOrigin(req, reply, client, true);
     return { tenant, params, origin, client };
+  }
+
+  /**
+   * What a client assertion's `aud` may name (RFC 7523 §3 item 3): the issuer, the token
+   * endpoint (OpenID Connect Core §9), or the endpoint it is sent to.
+   */
+  private audiences(tenantId: string, endpoint: ClientEndpoint): string[] {
+    const issuer = this.directory.issuer(tenantId);
+    return [...new Set([issuer, `${issuer}/token`, `${issuer}/${endpoint.name}`])];
   }
 }
