@@ -7,6 +7,7 @@ import { Interactions } from './authorize/interaction.js';
 import { ClientAuthenticator } from './client-auth/client-authenticator.js';
 import { ClientRequests } from './client-request/client-request.js';
 import { UsedJtis } from './one-time/used-jtis.js';
+import { DpopProofs } from './dpop/dpop-proofs.js';
 import { IntrospectController } from './introspect/introspect.controller.js';
 import { JwksController } from './jwks/jwks.controller.js';
 import { LogoutController } from './logout/logout.controller.js';
@@ -37,12 +38,13 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     ClientAuthenticator,
     ClientRequests,
     UsedJtis,
+    DpopProofs,
     BrowserSessions,
     SessionCommands,
     Refusals,
     TokenIssuer,
     TokenInspector,
   ],
-  exports: [AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes],
+  exports: [DpopProofs, AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes],
 })
 export class AuthModule {}

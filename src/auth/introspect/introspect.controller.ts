@@ -35,7 +35,7 @@ export class IntrospectController {
       ...(t.scope.length ? { scope: t.scope.join(' ') } : {}),
       client_id: t.clientId,
       ...(user ? { username: user.username } : {}),
-      token_type: t.kind === 'access_token' ? 'Bearer' : 'refresh_token',
+      token_type: t.kind === 'access_token' ? (t.jkt ? 'DPoP' : 'Bearer') : 'refresh_token',
       exp: t.expiresAt,
       iat: t.issuedAt,
       nbf: t.issuedAt,
@@ -44,6 +44,8 @@ export class IntrospectController {
       iss: this.directory.issuer(tenantId),
       ...(t.jti ? { jti: t.jti } : {}),
       ...(t.sessionId ? { sid: t.sessionId } : {}),
+      // RFC 9449 §6.2: the key a DPoP-bound token is bound to.
+      ...(t.jkt ? { cnf: { jkt: t.jkt } } : {}),
     };
   }
 }

@@ -2,6 +2,7 @@ import { Controller, Get, Head, Header, Inject, Param } from '@nestjs/common';
 import { ASSERTION_ALGS } from '../../domain/client/client-jwks.js';
 import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { Directory } from '../../shared/directory.js';
+import { DPOP_ALGS } from '../dpop/dpop-proofs.js';
 import { SUPPORTED_SCOPES, STANDARD_CLAIMS } from '../scopes.js';
 
 const PATHS = [
@@ -61,6 +62,8 @@ export class MetadataController {
       token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
       introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
       revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
+      // DPoP (RFC 9449 §5.1).
+      dpop_signing_alg_values_supported: DPOP_ALGS,
       code_challenge_methods_supported: tenant.securityProfile === 'strict' ? ['S256'] : ['S256', 'plain'],
       prompt_values_supported: ['none', 'login', 'consent'],
       claims_supported: STANDARD_CLAIMS,

@@ -3,8 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { type ClientEndpoint, ClientRequests } from '../client-request/client-request.js';
-import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../oauth-errors.js';
-import { type Grant, GRANTS, type TokenResponse } from './grant.js';
+import { DpopProofs } from '../dpop/dpop-proofs.js';
+import { InvalidDpopProof, InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../oauth-errors.js';
+import { type Grant, type GrantRequest, GRANTS, type TokenResponse } from './grant.js';
 
 const TOKEN_ENDPOINT: ClientEndpoint = {
   name: 'token',
@@ -24,6 +25,7 @@ export class TokenController {
     @Inject(Directory) private readonly directory: Directory,
     @Inject(ClientRequests) private readonly requests: ClientRequests,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(DpopProofs) private readonly dpop: DpopProofs,
   ) {
     this.grants = new Map(grants.map((g) => [g.grantType, g]));
   }
@@ -39,7 +41,12 @@ export class TokenController {
     const grant = this.grants.get(grantType);
     if (!grant) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported`);
     if (!client.grantTypes.includes(grant.grantType)) throw new UnauthorizedClient(`the client may not use ${grant.grantType}`);
+    // RFC 9449 §5: a proof binds the access token to its key; §5.2: some clients must send one.
+    const proof = await this.dpop.check(req, { tenantId, at: 'token', nonceRequired: tenant.dpopNonceRequired === true, origin });
+    if (!proof && client.dpopBoundAccessTokens) throw new InvalidDpopProof('this client must send a DPoP proof (dpop_bound_access_tokens)');
     const now = this.clock.seconds();
-    return grant.handle({ tenant, client, params, issuer: this.directory.issuer(tenantId), now, origin });
+    const request: GrantRequest = { tenant, client, params, issuer: this.directory.issuer(tenantId), now, origin };
+    if (proof) request.jkt = proof.jkt;
+    return grant.handle(request);
   }
 }

@@ -1,14 +1,14 @@
 import { createPublicKey } from 'node:crypto';
 import type { PublicJwk } from './client.events.js';
 
-/** The algs a client assertion may be signed with (RFC 7518): asymmetric only, see README (client_secret_jwt). */
-export const ASSERTION_ALGS = ['ES256', 'PS256', 'RS256', 'EdDSA'] as const;
+/** The algs a client assertion may be signed with (RFC 7518; `Ed25519` is RFC 9864's name for EdDSA over Ed25519): asymmetric only, see README (client_secret_jwt). */
+export const ASSERTION_ALGS = ['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519'] as const;
 export type AssertionAlg = (typeof ASSERTION_ALGS)[number];
 
 /** At most this many keys in a client's `jwks`: enough for a rotation, not a store. */
 const MAX_KEYS = 10;
 /** Members of a JWK that only a private or symmetric key has (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2). */
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+export const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 /** Whether a key of this type and curve can verify `alg`. */
 export function keyFitsAlg(jwk: PublicJwk, alg: string): boolean {
@@ -19,6 +19,7 @@ export function keyFitsAlg(jwk: PublicJwk, alg: string): boolean {
     case 'PS256':
       return jwk.kty === 'RSA';
     case 'EdDSA':
+    case 'Ed25519':
       return jwk.kty === 'OKP' && jwk.crv === 'Ed25519';
     default:
       return false;

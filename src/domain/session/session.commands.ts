@@ -10,6 +10,8 @@ export interface AccessTokenSpec {
   kid: string;
   /** The ID token that goes with it when the token's scope has `openid`. */
   idToken: { kid: string; expiresAt: number };
+  /** DPoP: the key thumbprint the token is bound to. */
+  jkt?: string;
 }
 
 export interface RefreshSpec {

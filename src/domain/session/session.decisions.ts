@@ -22,6 +22,7 @@ function userAccessToken(
   const { jti, audience, issuedAt, expiresAt, kid, idToken } = spec;
   const data: AccessTokenIssued['data'] = merged(grant, { grantType, jti: grantTokenId(jti, grant.grantId), sub: grant.userId, scope, audience, issuedAt, expiresAt, kid });
   if (scope.includes('openid')) data.idToken = idToken;
+  if (spec.jkt) data.jkt = spec.jkt;
   return { type: 'AccessTokenIssued', data };
 }
 

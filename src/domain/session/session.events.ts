@@ -86,6 +86,8 @@ export type AccessTokenIssued = DomainEvent<
     kid?: string;
     /** The ID token issued with it, when `openid` was granted: the key that signed it and its expiry. */
     idToken?: { kid: string; expiresAt: number };
+    /** DPoP (RFC 9449 §6.1): the thumbprint of the key the token is bound to; absent for a Bearer token. */
+    jkt?: string;
   }
 >;
 export type RefreshTokenIssued = DomainEvent<
