@@ -76,6 +76,12 @@ async function boundToken(clientId: string, keys: { privateKey: CryptoKey; publi
   return { dpop, tokens: await oauth.processClientCredentialsResponse(party.as, party.client(clientId), await request()) };
 }
 
+/** A refresh of spa's token, with a DPoP handle or none. */
+async function refreshWith(refreshToken: string, handle?: oauth.DPoPHandle) {
+  const res = await oauth.refreshTokenGrantRequest(rp.as, rp.client('spa'), oauth.None(), refreshToken, { ...rp.options, ...(handle ? { DPoP: handle } : {}) });
+  return oauth.processRefreshTokenResponse(rp.as, rp.client('spa'), res);
+}
+
 /** A proof made by hand, for what a library would refuse to send. */
 async function proof(keys: { privateKey: CryptoKey; publicKey: CryptoKey }, o: { htm?: string; htu?: string; iat?: number; claims?: Record<string, unknown>; jwk?: JWK; alg?: string; typ?: string } = {}) {
   const now = Math.floor(server.clock.now().getTime() / 1000);
@@ -134,6 +140,20 @@ describe('DPoP at the token endpoint', () => {
     expect(decodeJwt(refreshed.access_token).payload.cnf).toEqual({ jkt: keys.jkt });
     const info = await oauth.processUserInfoResponse(rp.as, rp.client('spa'), decodeJwt(tokens.id_token!).payload.sub as string, await oauth.userInfoRequest(rp.as, rp.client('spa'), refreshed.access_token, { ...rp.options, DPoP: dpop }));
     expect(info).toMatchObject({ sub: decodeJwt(tokens.id_token!).payload.sub });
+  });
+
+  it("binds a public client's refresh token to its key: a refresh with another key, or none, is refused and ends nothing", async () => {
+    const keys = await dpopKeys();
+    const dpop = oauth.DPoP(rp.client('spa'), keys);
+    const s = await rp.signIn(rp.browser(), { clientId: 'spa', scope: 'openid offline_access' });
+    const res = await oauth.authorizationCodeGrantRequest(rp.as, rp.client('spa'), oauth.None(), rp.codeParams(s, 'spa'), s.redirectUri, s.verifier, { ...rp.options, DPoP: dpop });
+    const tokens = await oauth.processAuthorizationCodeResponse(rp.as, rp.client('spa'), res, { expectedNonce: s.nonce });
+    const thief = oauth.DPoP(rp.client('spa'), await dpopKeys());
+    expect(await oauthError(refreshWith(tokens.refresh_token!, thief))).toMatchObject({ status: 400, error: 'invalid_grant' });
+    expect(await oauthError(refreshWith(tokens.refresh_token!))).toMatchObject({ status: 400, error: 'invalid_grant' });
+    // The holder of the key still refreshes: the refusals ended nothing.
+    const refreshed = await refreshWith(tokens.refresh_token!, dpop);
+    expect(decodeJwt(refreshed.access_token).payload.cnf).toEqual({ jkt: keys.jkt });
   });
 
   it('refuses a replayed proof, on every endpoint it could be sent to again', async () => {

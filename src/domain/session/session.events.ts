@@ -92,7 +92,19 @@ export type AccessTokenIssued = DomainEvent<
 >;
 export type RefreshTokenIssued = DomainEvent<
   'RefreshTokenIssued',
-  { tenantId: string; sessionId: string; grantId: string; refreshHash: string; clientId: string; userId: string; scope: string[]; issuedAt: number; expiresAt: number }
+  {
+    tenantId: string;
+    sessionId: string;
+    grantId: string;
+    refreshHash: string;
+    clientId: string;
+    userId: string;
+    scope: string[];
+    issuedAt: number;
+    expiresAt: number;
+    /** DPoP (RFC 9449 §5): a public client's refresh tokens of this grant are bound to this key (its thumbprint). */
+    jkt?: string;
+  }
 >;
 export type RefreshRotated = DomainEvent<
   'RefreshRotated',
