@@ -3,6 +3,7 @@
  * first-party client allowed every grant, one user with the same claims, the same scopes
  * and token lifetimes.
  */
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 
 export const TENANT = 'bench';
 export const CLIENT_ID = 'web';
@@ -38,6 +39,19 @@ export const FULL_SCOPE = `openid profile email offline_access ${API_SCOPE}`;
  */
 export const USERINFO_SCOPE = 'openid profile email';
 
+/** The private_key_jwt client of both servers (client_credentials), and its key's id. */
+export const JWT_CLIENT_ID = 'jwt-client';
+export const JWT_CLIENT_KID = 'bench-assertion';
+/**
+ * Its key, made by the bench process, which signs the assertions. The peer's process is handed
+ * the public key set in BENCH_ASSERTION_JWKS; ours gets it in its bootstrap file.
+ */
+export const JWT_CLIENT_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+export const jwtClientJwks = (): { keys: Array<Record<string, unknown>> } =>
+  process.env.BENCH_ASSERTION_JWKS
+    ? JSON.parse(process.env.BENCH_ASSERTION_JWKS)
+    : { keys: [{ ...(createPublicKey(JWT_CLIENT_KEY).export({ format: 'jwk' }) as Record<string, unknown>), kid: JWT_CLIENT_KID, use: 'sig', alg: 'ES256' }] };
+
 export const ACCESS_TOKEN_TTL = 300;
 export const REFRESH_TOKEN_TTL = 14 * 24 * 3600;
 export const ID_TOKEN_TTL = 600;
@@ -61,6 +75,12 @@ export function bootstrapYaml(): string {
         token_endpoint_auth_method: client_secret_basic
         first_party: true
         id_token_signed_response_alg: ES256
+      - client_id: ${JWT_CLIENT_ID}
+        grant_types: [client_credentials]
+        scope: "${API_SCOPE}"
+        token_endpoint_auth_method: private_key_jwt
+        token_endpoint_auth_signing_alg: ES256
+        jwks: ${JSON.stringify(jwtClientJwks())}
     users:
       - username: ${USERNAME}
         password: "${PASSWORD}"

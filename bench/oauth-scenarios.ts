@@ -1,10 +1,11 @@
 /**
  * The two servers as the benchmark sees them (endpoint paths, how a browser signs in) and
- * the five scenarios: each sets up one virtual client per connection, then gives the
+ * the scenarios: each sets up one virtual client per connection, then gives the
  * operation the load loop repeats.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { CLIENT_ID, CLIENT_SECRET, FULL_SCOPE, PASSWORD, REDIRECT_URI, USERINFO_SCOPE, USERNAME, API_SCOPE } from './oauth-fixtures.js';
+import { CLIENT_ID, CLIENT_SECRET, FULL_SCOPE, PASSWORD, REDIRECT_URI, USERINFO_SCOPE, USERNAME, API_SCOPE, JWT_CLIENT_ID, JWT_CLIENT_KEY, JWT_CLIENT_KID } from './oauth-fixtures.js';
+import { clientAssertion, dpopProof, newSenderKey, type SenderKey } from './oauth-sender.js';
 import { CookieJar, HttpConnection, type HttpResponse } from './oauth-http.js';
 
 export type SideName = 'ours' | 'peer';
@@ -243,7 +244,37 @@ export const authorizationCode: Scenario = {
   },
 };
 
-export const SCENARIOS: readonly Scenario[] = [clientCredentials, refreshRotation, introspection, userinfo, authorizationCode];
+/** The DPoP key of each virtual client (RFC 9449), made at its setup. */
+const dpopKeys = new WeakMap<VirtualClient, SenderKey>();
+
+export const clientCredentialsDpop: Scenario = {
+  id: 'client_credentials_dpop',
+  title: 'client_credentials bound by a DPoP proof (a fresh proof per request)',
+  async setup(_side, vc) {
+    dpopKeys.set(vc, newSenderKey());
+  },
+  async op(side, vc) {
+    const proof = dpopProof(dpopKeys.get(vc)!, 'POST', `http://${side.host}:${side.port}${side.paths.token}`);
+    const res = await send(side, vc, 'POST', side.paths.token, { ...TOKEN_HEADERS, dpop: proof }, form({ grant_type: 'client_credentials', scope: API_SCOPE }));
+    if (res.status !== 200) return failure('client_credentials (DPoP)', res);
+    return json(res)?.token_type === 'DPoP' ? true : failure('client_credentials (DPoP): not a DPoP token', res);
+  },
+};
+
+export const privateKeyJwt: Scenario = {
+  id: 'private_key_jwt',
+  title: 'client_credentials of a private_key_jwt client (a fresh assertion per request)',
+  async setup() {},
+  async op(side, vc) {
+    const assertion = clientAssertion(JWT_CLIENT_KEY, JWT_CLIENT_ID, `http://${side.host}:${side.port}${side.paths.token}`, JWT_CLIENT_KID);
+    const body = form({ grant_type: 'client_credentials', scope: API_SCOPE, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion });
+    const res = await send(side, vc, 'POST', side.paths.token, { 'content-type': FORM, accept: 'application/json' }, body);
+    if (res.status !== 200) return failure('client_credentials (private_key_jwt)', res);
+    return res.body.includes('"access_token"') ? true : failure('client_credentials (private_key_jwt): no access_token', res);
+  },
+};
+
+export const SCENARIOS: readonly Scenario[] = [clientCredentials, refreshRotation, introspection, userinfo, authorizationCode, clientCredentialsDpop, privateKeyJwt];
 
 /** Obtains one client_credentials access token and describes its format (a JWT's typ and alg), to show both sides issue the same kind. */
 export async function describeClientCredentialsToken(side: Side): Promise<string> {

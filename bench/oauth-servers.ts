@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bootstrapYaml, TENANT } from './oauth-fixtures.js';
+import { bootstrapYaml, jwtClientJwks, TENANT } from './oauth-fixtures.js';
 
 /** dist/ (this file is dist/bench/oauth-servers.js once built). */
 const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -123,7 +123,7 @@ export async function startOurs(options: {
 /** oidc-provider, in its own process like ours (`node dist/bench/peer-oidc-provider.js`). */
 export async function startPeer(): Promise<ServerProcess> {
   const port = await freePort();
-  const env = { ...CHILD_ENV, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` };
+  const env = { ...CHILD_ENV, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, BENCH_ASSERTION_JWKS: JSON.stringify(jwtClientJwks()) };
   const child = spawn(process.execPath, [join(DIST, 'bench', 'peer-oidc-provider.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   child.stdout!.on('data', (c: Buffer) => tail(output, c));

@@ -10,7 +10,7 @@
  * Options: --duration S (measured seconds per run, default 8), --warmup S (default 2),
  * --connections N (virtual clients, each with its own keep-alive connection, default 32),
  * --scenarios a,b (subset of client_credentials, refresh_rotation, introspection, userinfo,
- * authorization_code), --sides ours,peer, --profile (V8 CPU profile of our server for each
+ * authorization_code, client_credentials_dpop, private_key_jwt), --sides ours,peer, --profile (V8 CPU profile of our server for each
  * measured window, summarised on stderr and saved next to the results), --rounds N (run
  * every scenario N times, alternating the servers, and keep each server's median run by
  * throughput; default 1), --keep-data.
@@ -22,7 +22,11 @@
  *  - introspection: POST introspect, Basic auth, of the client's valid access token;
  *  - userinfo: GET userinfo with that access token (scope openid profile email);
  *  - authorization_code: GET authorize with the browser session cookie -> redirect with a
- *    code -> POST /token with the PKCE verifier: both requests count as one operation.
+ *    code -> POST /token with the PKCE verifier: both requests count as one operation;
+ *  - client_credentials_dpop: client_credentials with a fresh DPoP proof (ES256, one key per
+ *    virtual client) -> a DPoP-bound JWT access token;
+ *  - private_key_jwt: client_credentials of a client that authenticates with a fresh ES256
+ *    assertion (RFC 7523) -> JWT access token.
  * Sign-ins happen during set-up, once per virtual client, and are not measured.
  *
  * Results: a table on stdout; JSON under os.tmpdir()/oauth-bench/ (path printed).

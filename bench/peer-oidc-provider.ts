@@ -24,6 +24,8 @@ import {
   CLIENT_SECRET,
   FULL_SCOPE,
   ID_TOKEN_TTL,
+  JWT_CLIENT_ID,
+  jwtClientJwks,
   PEER_ACCOUNT_ID,
   REDIRECT_URI,
   REFRESH_TOKEN_TTL,
@@ -63,6 +65,16 @@ const provider = new Provider(issuer, {
       token_endpoint_auth_method: 'client_secret_basic',
       id_token_signed_response_alg: 'ES256',
     },
+    {
+      client_id: JWT_CLIENT_ID,
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      scope: OIDC_SCOPES.join(' '),
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'ES256',
+      jwks: jwtClientJwks(),
+    },
   ],
   jwks: { keys: [signingKey] },
   clientDefaults: { id_token_signed_response_alg: 'ES256', grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' },
@@ -101,6 +113,8 @@ const provider = new Provider(issuer, {
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
+    // RFC 9449, as ours: proofs at the token endpoint bind the access token; no nonce asked.
+    dPoP: { enabled: true },
     introspection: {
       enabled: true,
       allowedPolicy: async (_ctx: unknown, client: { clientAuthMethod: string; clientId: string }, token: { clientId?: string }) =>

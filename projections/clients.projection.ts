@@ -1,4 +1,4 @@
-import type { SecretDigest } from '../src/domain/client/client.events.js';
+import { type PublicJwk, SECRET_METHODS, type SecretDigest, type TokenEndpointAuthMethod } from '../src/domain/client/client.events.js';
 import type { SigningAlg } from '../src/domain/tenant/tenant.events.js';
 import type { Projection } from './projection.js';
 
@@ -22,6 +22,10 @@ export interface ClientView {
   idTokenSignedResponseAlg?: SigningAlg;
   /** Ids of the roles the client holds for its own tokens. */
   roles?: string[];
+  // private_key_jwt (RFC 7523) and DPoP (RFC 9449): see ClientRegistration.
+  jwks?: { keys: PublicJwk[] };
+  tokenEndpointAuthSigningAlg?: string;
+  dpopBoundAccessTokens?: boolean;
   createdAt: string;
   updatedAt: string;
   /** The revision of the client's stream this document shows: its ETag in the admin API. */
@@ -46,7 +50,7 @@ export const clientsProjection: Projection<ClientView> = {
         return { ...e.data, createdAt: e.metadata.occurredAt, ...at };
       case 'ClientUpdated': {
         if (!doc) return null;
-        const kept = e.data.tokenEndpointAuthMethod === 'none' ? {} : { secretDigest: doc.secretDigest, previousSecretDigest: doc.previousSecretDigest, previousSecretValidUntil: doc.previousSecretValidUntil };
+        const kept = !SECRET_METHODS.includes(e.data.tokenEndpointAuthMethod as TokenEndpointAuthMethod) ? {} : { secretDigest: doc.secretDigest, previousSecretDigest: doc.previousSecretDigest, previousSecretValidUntil: doc.previousSecretValidUntil };
         return withoutUndefined({ ...e.data, ...kept, roles: doc.roles, createdAt: doc.createdAt, ...at });
       }
       case 'ClientSecretRotated':

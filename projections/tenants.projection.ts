@@ -18,6 +18,8 @@ export interface TenantView {
   operator: boolean;
   /** Seconds between automatic key rotations; absent: none. */
   keyRotationPeriod?: number;
+  // DPoP: proofs must carry a server nonce.
+  dpopNonceRequired?: boolean;
   createdAt: string;
   updatedAt: string;
   /** The revision of the tenant's stream this document shows: its ETag in the admin API. */
@@ -26,15 +28,15 @@ export interface TenantView {
 
 export const tenantsProjection: Projection<TenantView> = {
   view: 'tenants',
-  // 8: registrationEnabled and TenantDeleted.
-  version: 8,
+  // 8: registrationEnabled and TenantDeleted. 9: dpopNonceRequired.
+  version: 9,
   eventTypes: ['TenantCreated', 'TenantSettingsChanged', 'TenantDeleted'],
   indexes: [],
   documentId: (e) => e.data.tenantId,
   readsDocument: (e) => e.type === 'TenantSettingsChanged',
   apply(doc, e) {
     if (e.type === 'TenantDeleted' || (e.type === 'TenantSettingsChanged' && !doc)) return null;
-    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge, sessionIdleTimeout, operator, keyRotationPeriod, registrationEnabled } = e.data;
+    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge, sessionIdleTimeout, operator, keyRotationPeriod, registrationEnabled, dpopNonceRequired } = e.data;
     return {
       tenantId,
       securityProfile,
@@ -47,6 +49,7 @@ export const tenantsProjection: Projection<TenantView> = {
       registrationEnabled: registrationEnabled === true,
       operator: e.type === 'TenantCreated' ? operator === true : doc!.operator,
       ...(keyRotationPeriod !== undefined ? { keyRotationPeriod } : {}),
+      ...(dpopNonceRequired ? { dpopNonceRequired: true } : {}),
       createdAt: e.type === 'TenantCreated' ? e.metadata.occurredAt : doc!.createdAt,
       updatedAt: e.metadata.occurredAt,
       revision: e.revision,

@@ -27,6 +27,8 @@ export interface TokenView {
   issuedAt: number;
   expiresAt: number;
   status: 'active' | 'revoked';
+  /** DPoP (RFC 9449 §6.1): the thumbprint of the key the access token is bound to (`cnf.jkt`). */
+  jkt?: string;
 }
 
 export const accessTokenKey = (tenantId: string, jti: string) => `${tenantId}/at/${jti}`;

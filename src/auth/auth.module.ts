@@ -6,6 +6,9 @@ import { AuthorizeController } from './authorize/authorize.controller.js';
 import { AuthorizeFlow } from './authorize/authorize-flow.js';
 import { Interactions } from './authorize/interaction.js';
 import { ClientAuthenticator } from './client-auth/client-authenticator.js';
+import { ClientRequests } from './client-request/client-request.js';
+import { UsedJtis } from './one-time/used-jtis.js';
+import { DpopProofs } from './dpop/dpop-proofs.js';
 import { IntrospectController } from './introspect/introspect.controller.js';
 import { JwksController } from './jwks/jwks.controller.js';
 import { LogoutController } from './logout/logout.controller.js';
@@ -35,12 +38,15 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     TenantScopes,
     Interactions,
     ClientAuthenticator,
+    ClientRequests,
+    UsedJtis,
+    DpopProofs,
     BrowserSessions,
     SessionCommands,
     Refusals,
     TokenIssuer,
     TokenInspector,
   ],
-  exports: [AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes, TenantScopes],
+  exports: [DpopProofs, AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes, TenantScopes],
 })
 export class AuthModule {}

@@ -50,12 +50,12 @@ export function applyCors(req: FastifyRequest, reply: FastifyReply): boolean {
   }
   const endpoint = origin && origin !== 'null' ? CLIENT_PATH.exec(req.url) : null;
   if (!endpoint) return false;
-  reply.header(ALLOW_ORIGIN, origin).header('vary', 'Origin').header('access-control-expose-headers', 'WWW-Authenticate, X-Request-Id');
+  reply.header(ALLOW_ORIGIN, origin).header('vary', 'Origin').header('access-control-expose-headers', 'WWW-Authenticate, X-Request-Id, DPoP-Nonce');
   if (!preflight) return false;
   reply
     .code(204)
     .header('access-control-allow-methods', endpoint[1] === 'userinfo' ? 'GET, POST' : 'POST')
-    .header('access-control-allow-headers', 'Authorization, Content-Type')
+    .header('access-control-allow-headers', 'Authorization, Content-Type, DPoP')
     .header('access-control-max-age', PREFLIGHT_MAX_AGE)
     .send();
   return true;

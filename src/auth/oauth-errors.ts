@@ -117,6 +117,38 @@ export class MethodNotAllowed extends OAuthError {
     super(`method not allowed; this endpoint takes ${allow.join(', ')}`);
   }
 }
+// DPoP (RFC 9449)
+/** RFC 9449 §5: the DPoP proof of a token request fails its checks (or is missing where required). */
+export class InvalidDpopProof extends OAuthError {
+  readonly code = 'invalid_dpop_proof';
+  readonly status = 400;
+}
+/**
+ * RFC 9449 §8 (token endpoint) and §9 (resources): the proof lacks the server's current nonce;
+ * the nonce to use goes back in `DPoP-Nonce`. `status` 400 at the token endpoint, 401 at a resource.
+ */
+export class UseDpopNonce extends OAuthError {
+  readonly code = 'use_dpop_nonce';
+  constructor(
+    readonly nonce: string,
+    readonly status: 400 | 401,
+    readonly algs?: readonly string[],
+  ) {
+    super('a DPoP proof with the nonce in the DPoP-Nonce header is required');
+  }
+}
+/** RFC 9449 §7.1: a resource request refused with the DPoP challenge (`WWW-Authenticate: DPoP error=..., algs=...`). */
+export class DpopChallenge extends OAuthError {
+  readonly status = 401;
+  constructor(
+    readonly code: 'invalid_token' | 'invalid_dpop_proof',
+    description: string,
+    readonly algs: readonly string[],
+  ) {
+    super(description);
+  }
+}
+
 export class ServerError extends OAuthError {
   readonly code = 'server_error';
   readonly status = 500;

@@ -7,6 +7,8 @@ import { uuidV7 } from '../infrastructure/crypto/hashing.js';
 import { escapeHtml, formPostPage, page } from '../shared/html.js';
 import {
   BearerRequired,
+  DpopChallenge,
+  UseDpopNonce,
   ContentTooLarge,
   InvalidBearerRequest,
   InsufficientScope,
@@ -111,6 +113,11 @@ function sendError(reply: FastifyReply, error: OAuthError): void {
   }
   if (error instanceof InvalidToken || error instanceof InsufficientScope || error instanceof InvalidBearerRequest) {
     reply.header('www-authenticate', `Bearer error="${error.code}"${error.description ? `, error_description="${error.description}"` : ''}`);
+  }
+  // RFC 9449 §7.1, §8, §9: the DPoP challenge, and the nonce to use next.
+  if (error instanceof UseDpopNonce) reply.header('dpop-nonce', error.nonce);
+  if (error instanceof DpopChallenge || (error instanceof UseDpopNonce && error.status === 401)) {
+    reply.header('www-authenticate', `DPoP error="${error.code}"${error.description ? `, error_description="${error.description}"` : ''}, algs="${(error.algs ?? []).join(' ')}"`);
   }
   reply.send(error.description ? { error: error.code, error_description: error.description } : { error: error.code });
 }

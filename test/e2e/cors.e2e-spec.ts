@@ -62,7 +62,7 @@ describe('preflight', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(SPA_ORIGIN);
     expect(res.headers.get('access-control-allow-methods')).toBe(methods);
-    expect(res.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type');
+    expect(res.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, DPoP');
     expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0);
     expect(res.headers.get('vary')).toMatch(/Origin/);
   });
@@ -162,6 +162,6 @@ describe('userinfo from a browser', () => {
     const res = await userinfo('not-a-token', ELSEWHERE);
     expect(res.status).toBe(401);
     expect(res.headers.get('access-control-allow-origin')).toBe(ELSEWHERE);
-    expect(res.headers.get('access-control-expose-headers')).toBe('WWW-Authenticate, X-Request-Id');
+    expect(res.headers.get('access-control-expose-headers')).toBe('WWW-Authenticate, X-Request-Id, DPoP-Nonce');
   });
 });

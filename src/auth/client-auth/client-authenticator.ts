@@ -11,13 +11,17 @@ import { InvalidClient, InvalidRequest } from '../oauth-errors.js';
 import { FailureBudget } from '../../shared/failure-budget.js';
 import type { Params } from '../params.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
+import { UsedJtis } from '../one-time/used-jtis.js';
+import { assertionClientId, JWT_BEARER, verifyAssertion } from './client-assertion.js';
 
-export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
 
 interface Presented {
   method: ClientAuthMethod;
   clientId: string;
   secret?: string;
+  /** private_key_jwt: the JWT, not yet verified. */
+  assertion?: string;
 }
 
 /** A registered client's failed authentications recorded in each minute's window (per server); the next one recorded counts the others. */
@@ -51,10 +55,21 @@ export function presentedCredentials(authorization: string | undefined, params: 
     if (params.client_id !== undefined && params.client_id !== p.clientId) throw new InvalidRequest('client_id does not match the Basic credentials');
     return p;
   }
-  if (params.client_assertion !== undefined) throw new InvalidClient('client assertions are not supported');
+  if (params.client_assertion !== undefined || params.client_assertion_type !== undefined) return fromAssertion(params);
   if (params.client_id === undefined) throw new InvalidClient('client authentication is required');
   if (params.client_secret !== undefined) return { method: 'client_secret_post', clientId: params.client_id, secret: params.client_secret };
   return { method: 'none', clientId: params.client_id };
+}
+
+/** RFC 7521 §4.2: a client assertion, and no other credentials beside it. */
+function fromAssertion(params: Params): Presented {
+  if (params.client_assertion_type !== JWT_BEARER) throw new InvalidClient(`client_assertion_type must be ${JWT_BEARER}`);
+  if (!params.client_assertion) throw new InvalidClient('client_assertion is required with client_assertion_type');
+  if (params.client_secret !== undefined) throw new InvalidRequest('use only one client authentication method');
+  const clientId = assertionClientId(params.client_assertion);
+  // RFC 7521 §4.2: a client_id sent beside the assertion names the same client.
+  if (params.client_id !== undefined && params.client_id !== clientId) throw new InvalidClient('client_id does not match the client assertion');
+  return { method: 'private_key_jwt', clientId, assertion: params.client_assertion };
 }
 
 /**
@@ -72,30 +87,52 @@ export class ClientAuthenticator {
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(ClientSecrets) private readonly secrets: ClientSecrets,
+    @Inject(UsedJtis) private readonly jtis: UsedJtis,
   ) {}
 
   async authenticate(
     tenantId: string,
     authorization: string | undefined,
     params: Params,
-    options: { allowPublic: boolean; endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin },
+    options: { allowPublic: boolean; endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin; audiences: string[] },
   ): Promise<ClientView> {
     const presented = presentedCredentials(authorization, params);
     const client = await this.directory.client(tenantId, presented.clientId);
     if (!client) throw new InvalidClient('client authentication failed');
     const wrongMethod = client.tokenEndpointAuthMethod !== presented.method;
+    if (!wrongMethod && presented.assertion !== undefined) return this.byAssertion(tenantId, client, presented.assertion, options);
     const wrongSecret = presented.method !== 'none' && !this.secretMatches(tenantId, client, presented.secret ?? '');
-    if (wrongMethod || wrongSecret) {
-      const now = this.clock.now();
-      const budget = this.failures.spend(`${tenantId}\n${client.clientId}`, now.getTime());
-      if (budget.record) {
-        const failed = { kind: 'RecordAuthenticationFailure' as const, tenantId, clientId: client.clientId, endpoint: options.endpoint, method: presented.method, wrongMethod, unrecordedBefore: budget.unrecordedBefore };
-        await this.aggregates.execute(streams.clientTokens(tenantId, client.clientId), clientTokensDecider, failed, { tenantId, actor: 'anonymous', now, ...options.origin });
-      }
-      throw new InvalidClient('client authentication failed');
-    }
+    if (wrongMethod || wrongSecret) return this.failed(tenantId, client, presented.method, options, wrongMethod);
     if (presented.method === 'none' && !options.allowPublic) throw new InvalidClient('this endpoint requires client authentication');
     return client;
+  }
+
+  /** private_key_jwt: the assertion verifies, and its jti was never used (RFC 7523 §3 item 7). */
+  private async byAssertion(tenantId: string, client: ClientView, assertion: string, options: { endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin; audiences: string[] }): Promise<ClientView> {
+    const verified = await verifyAssertion(assertion, client, options.audiences, this.clock.now());
+    if (typeof verified === 'string') return this.failed(tenantId, client, 'private_key_jwt', options, false, 'invalid_assertion', verified);
+    const fresh = await this.jtis.use({ tenantId, kind: 'client_assertion', issuer: client.clientId, jti: verified.jti, expiresAt: verified.exp, clientId: client.clientId, actor: `client:${client.clientId}`, origin: options.origin });
+    if (!fresh) return this.failed(tenantId, client, 'private_key_jwt', options, false, 'replayed_assertion', 'the client assertion was used before');
+    return client;
+  }
+
+  /** Records a registered client's failure (within the budget), then refuses it. */
+  private async failed(
+    tenantId: string,
+    client: ClientView,
+    method: ClientAuthMethod,
+    options: { endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin },
+    wrongMethod: boolean,
+    assertion?: 'invalid_assertion' | 'replayed_assertion',
+    description = 'client authentication failed',
+  ): Promise<never> {
+    const now = this.clock.now();
+    const budget = this.failures.spend(`${tenantId}\n${client.clientId}`, now.getTime());
+    if (budget.record) {
+      const failed = { kind: 'RecordAuthenticationFailure' as const, tenantId, clientId: client.clientId, endpoint: options.endpoint, method, wrongMethod, assertion, unrecordedBefore: budget.unrecordedBefore };
+      await this.aggregates.execute(streams.clientTokens(tenantId, client.clientId), clientTokensDecider, failed, { tenantId, actor: 'anonymous', now, ...options.origin });
+    }
+    throw new InvalidClient(description);
   }
 
   /** The client's secret, or the one its last rotation replaced while that one is still valid. */

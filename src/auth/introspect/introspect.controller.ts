@@ -1,28 +1,27 @@
-import { Controller, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Controller, Header, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Directory } from '../../shared/directory.js';
-import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
-import { authorizationOf, formParams } from '../form-request.js';
+import { type ClientEndpoint, ClientRequests } from '../client-request/client-request.js';
 import { required } from '../params.js';
 import { type TokenHint, TokenInspector } from '../tokens/token-inspector.js';
-import { originOf } from '../../shared/request-origin.js';
+
+/** Confidential clients only; no browser calls it (no CORS). */
+const INTROSPECTION_ENDPOINT: ClientEndpoint = { name: 'introspect', bodyOnly: [], allowPublic: false, browser: false };
 
 /** RFC 7662 token introspection, for authenticated clients of the tenant. */
 @Controller(':tenant')
 export class IntrospectController {
   constructor(
     @Inject(Directory) private readonly directory: Directory,
-    @Inject(ClientAuthenticator) private readonly clients: ClientAuthenticator,
+    @Inject(ClientRequests) private readonly requests: ClientRequests,
     @Inject(TokenInspector) private readonly inspector: TokenInspector,
   ) {}
 
   @Post('introspect')
   @HttpCode(200)
   @Header('cache-control', 'no-store')
-  async introspect(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<Record<string, unknown>> {
-    await this.directory.requireTenant(tenantId);
-    const params = formParams(req);
-    const caller = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: false, endpoint: 'introspect', origin: originOf(req) });
+  async introspect(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
+    const { params, client: caller } = await this.requests.open(INTROSPECTION_ENDPOINT, tenantId, req, reply);
     const token = required(params, 'token');
     const found = await this.inspector.inspect(tenantId, token, params.token_type_hint as TokenHint | undefined);
     if (!found?.active) return { active: false };
@@ -36,7 +35,7 @@ export class IntrospectController {
       ...(t.scope.length ? { scope: t.scope.join(' ') } : {}),
       client_id: t.clientId,
       ...(user ? { username: user.username } : {}),
-      token_type: t.kind === 'access_token' ? 'Bearer' : 'refresh_token',
+      token_type: t.kind === 'access_token' ? (t.jkt ? 'DPoP' : 'Bearer') : 'refresh_token',
       exp: t.expiresAt,
       iat: t.issuedAt,
       nbf: t.issuedAt,
@@ -45,6 +44,8 @@ export class IntrospectController {
       iss: this.directory.issuer(tenantId),
       ...(t.jti ? { jti: t.jti } : {}),
       ...(t.sessionId ? { sid: t.sessionId } : {}),
+      // RFC 9449 §6.2: the key a DPoP-bound token is bound to.
+      ...(t.jkt ? { cnf: { jkt: t.jkt } } : {}),
     };
   }
 }

@@ -1,6 +1,8 @@
 import { Controller, Get, Head, Header, Inject, Param } from '@nestjs/common';
+import { ASSERTION_ALGS } from '../../domain/client/client-jwks.js';
 import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { Directory } from '../../shared/directory.js';
+import { DPOP_ALGS } from '../dpop/dpop-proofs.js';
 import { SUPPORTED_SCOPES, STANDARD_CLAIMS } from '../scopes.js';
 
 const PATHS = [
@@ -34,7 +36,7 @@ export class MetadataController {
   private async metadata(tenantId: string) {
     const tenant = await this.directory.requireTenant(tenantId);
     const issuer = this.directory.issuer(tenantId);
-    const clientAuth = ['client_secret_basic', 'client_secret_post'];
+    const clientAuth = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
     return {
       issuer,
       authorization_endpoint: `${issuer}/authorize`,
@@ -56,6 +58,12 @@ export class MetadataController {
       introspection_endpoint_auth_methods_supported: clientAuth,
       // A public client may revoke its own tokens with its client_id alone (RFC 7009 §5).
       revocation_endpoint_auth_methods_supported: [...clientAuth, 'none'],
+      // private_key_jwt (RFC 8414 §2): the algs a client assertion may be signed with.
+      token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
+      introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
+      revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
+      // DPoP (RFC 9449 §5.1).
+      dpop_signing_alg_values_supported: DPOP_ALGS,
       code_challenge_methods_supported: tenant.securityProfile === 'strict' ? ['S256'] : ['S256', 'plain'],
       prompt_values_supported: ['none', 'login', 'consent'],
       claims_supported: STANDARD_CLAIMS,

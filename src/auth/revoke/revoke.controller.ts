@@ -5,16 +5,14 @@ import { REVOCATION_REFUSAL } from '../../domain/session/session.decider.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
-import { Directory } from '../../shared/directory.js';
 import { Turns } from '../../shared/turns.js';
-import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
-import { requireClientOrigin } from '../cors.js';
-import { authorizationOf, formParams } from '../form-request.js';
+import { type ClientEndpoint, ClientRequests } from '../client-request/client-request.js';
 import { InvalidGrant } from '../oauth-errors.js';
 import { required } from '../params.js';
 import { artefactHash, Refusals, SessionCommands, sessionOf } from '../sessions/session-commands.js';
 import { TokenInspector } from '../tokens/token-inspector.js';
-import { originOf } from '../../shared/request-origin.js';
+
+const REVOCATION_ENDPOINT: ClientEndpoint = { name: 'revoke', bodyOnly: [], allowPublic: true, browser: true };
 
 /**
  * RFC 7009 revocation of the client's own tokens. Revoking a refresh token ends its grant
@@ -28,8 +26,7 @@ export class RevokeController {
   private readonly turns = new Turns();
 
   constructor(
-    @Inject(Directory) private readonly directory: Directory,
-    @Inject(ClientAuthenticator) private readonly clients: ClientAuthenticator,
+    @Inject(ClientRequests) private readonly requests: ClientRequests,
     @Inject(TokenInspector) private readonly inspector: TokenInspector,
     @Inject(SessionCommands) private readonly sessions: SessionCommands,
     @Inject(Refusals) private readonly refusals: Refusals,
@@ -42,11 +39,7 @@ export class RevokeController {
   @HttpCode(200)
   @Header('cache-control', 'no-store')
   async revoke(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
-    await this.directory.requireTenant(tenantId);
-    const params = formParams(req);
-    const origin = originOf(req);
-    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: true, endpoint: 'revoke', origin });
-    requireClientOrigin(req, reply, client, true);
+    const { params, origin, client } = await this.requests.open(REVOCATION_ENDPOINT, tenantId, req, reply);
     const token = required(params, 'token');
     const actor = `client:${client.clientId}`;
     // A refresh token is decided on its session's stream, which knows every one it issued.

@@ -17,12 +17,15 @@ export interface GrantRequest {
   now: number;
   /** The HTTP request, as the events it causes record it. */
   origin: RequestOrigin;
+  /** DPoP (RFC 9449 §5): the thumbprint of the proof's key, which the access token is bound to. */
+  jkt?: string;
 }
 
 /** RFC 6749 §5.1 successful response. */
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** `DPoP` for a token bound to a DPoP key (RFC 9449 §5.1). */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   scope?: string;
   refresh_token?: string;
@@ -44,7 +47,9 @@ export function newAccessToken({ tenant, issuer, now }: GrantRequest, key: Loade
 
 /** A user grant's access token, with the ID token that goes with it when `openid` is granted. */
 export function newUserAccessToken(request: GrantRequest, keys: ResponseKeys): AccessTokenSpec {
-  return merged(newAccessToken(request, keys.access), { idToken: { kid: keys.id.kid, expiresAt: request.now + idTokenTtl(request.tenant) } });
+  const spec: AccessTokenSpec = merged(newAccessToken(request, keys.access), { idToken: { kid: keys.id.kid, expiresAt: request.now + idTokenTtl(request.tenant) } });
+  if (request.jkt) spec.jkt = request.jkt;
+  return spec;
 }
 
 /** ID tokens outlive short access tokens a little: a relying party checks them once, at sign-in. */

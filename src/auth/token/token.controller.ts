@@ -2,16 +2,18 @@ import { Controller, Header, HttpCode, Inject, Param, Post, Req, Res } from '@ne
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
-import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
-import { requireClientOrigin } from '../cors.js';
-import { authorizationOf, formParams } from '../form-request.js';
-import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../oauth-errors.js';
-import { carries } from '../params.js';
-import { type Grant, GRANTS, type TokenResponse } from './grant.js';
-import { originOf } from '../../shared/request-origin.js';
+import { type ClientEndpoint, ClientRequests } from '../client-request/client-request.js';
+import { DpopProofs } from '../dpop/dpop-proofs.js';
+import { InvalidDpopProof, InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../oauth-errors.js';
+import { type Grant, type GrantRequest, GRANTS, type TokenResponse } from './grant.js';
 
-/** The parameters a token request may carry (in its body). */
-const TOKEN_REQUEST_PARAMETERS = ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'client_id', 'client_secret', 'client_assertion', 'client_assertion_type'];
+const TOKEN_ENDPOINT: ClientEndpoint = {
+  name: 'token',
+  // The parameters a token request may carry (in its body).
+  bodyOnly: ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'client_id', 'client_secret', 'client_assertion', 'client_assertion_type'],
+  allowPublic: true,
+  browser: true,
+};
 
 /** RFC 6749 §3.2 token endpoint, at `/token` and `/oauth/token`. */
 @Controller(':tenant')
@@ -21,8 +23,9 @@ export class TokenController {
   constructor(
     @Inject(GRANTS) grants: Grant[],
     @Inject(Directory) private readonly directory: Directory,
-    @Inject(ClientAuthenticator) private readonly clients: ClientAuthenticator,
+    @Inject(ClientRequests) private readonly requests: ClientRequests,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(DpopProofs) private readonly dpop: DpopProofs,
   ) {
     this.grants = new Map(grants.map((g) => [g.grantType, g]));
   }
@@ -32,21 +35,18 @@ export class TokenController {
   @Header('cache-control', 'no-store')
   @Header('pragma', 'no-cache')
   async token(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
-    const tenant = await this.directory.requireTenant(tenantId);
-    // RFC 6749 §3.2: the endpoint's URL may carry a query, whose unknown parameters are ignored
-    // (§3.1); a token request's own parameters there (where URLs get logged) are refused.
-    const misplaced = TOKEN_REQUEST_PARAMETERS.find((name) => carries(req.query, name));
-    if (misplaced) throw new InvalidRequest(`${misplaced} belongs in the request body, not the query`);
-    const params = formParams(req);
-    const origin = originOf(req);
-    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: true, endpoint: 'token', origin });
-    requireClientOrigin(req, reply, client, true);
+    const { tenant, params, origin, client } = await this.requests.open(TOKEN_ENDPOINT, tenantId, req, reply);
     const grantType = params.grant_type;
     if (!grantType) throw new InvalidRequest('grant_type is required');
     const grant = this.grants.get(grantType);
     if (!grant) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported`);
     if (!client.grantTypes.includes(grant.grantType)) throw new UnauthorizedClient(`the client may not use ${grant.grantType}`);
+    // RFC 9449 §5: a proof binds the access token to its key; §5.2: some clients must send one.
+    const proof = await this.dpop.check(req, { tenantId, at: 'token', nonceRequired: tenant.dpopNonceRequired === true, origin });
+    if (!proof && client.dpopBoundAccessTokens) throw new InvalidDpopProof('this client must send a DPoP proof (dpop_bound_access_tokens)');
     const now = this.clock.seconds();
-    return grant.handle({ tenant, client, params, issuer: this.directory.issuer(tenantId), now, origin });
+    const request: GrantRequest = { tenant, client, params, issuer: this.directory.issuer(tenantId), now, origin };
+    if (proof) request.jkt = proof.jkt;
+    return grant.handle(request);
   }
 }

@@ -94,13 +94,15 @@ const described = new WeakMap<object, TokenView>();
  * §4.1.5). Anything else is no token of ours.
  */
 function tokenOf(tenantId: string, jti: string, claims: Record<string, unknown>, issuer: string, now: number): TokenView | undefined {
-  const { client_id: clientId, sub, scope, aud, iat, exp, nbf, sid } = claims;
+  const { client_id: clientId, sub, scope, aud, iat, exp, nbf, sid, cnf } = claims;
   const audience = typeof aud === 'string' ? [aud] : aud;
   if (typeof clientId !== 'string' || typeof sub !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') return undefined;
   if ((scope !== undefined && typeof scope !== 'string') || (nbf !== undefined && (typeof nbf !== 'number' || nbf > now))) return undefined;
   if (!Array.isArray(audience) || !audience.every((a) => typeof a === 'string') || !audience.includes(issuer)) return undefined;
   const grantId = grantOfTokenId(jti);
   if (sid !== undefined && (typeof sid !== 'string' || !grantId)) return undefined;
+  const jkt = (cnf as { jkt?: unknown } | undefined)?.jkt as string | undefined;
+  if (cnf !== undefined && typeof jkt !== 'string') return undefined;
   return {
     tenantId,
     kind: 'access_token',
@@ -113,5 +115,6 @@ function tokenOf(tenantId: string, jti: string, claims: Record<string, unknown>,
     issuedAt: iat,
     expiresAt: exp,
     status: 'active',
+    ...(jkt !== undefined ? { jkt } : {}),
   };
 }

@@ -66,6 +66,8 @@ export class TokenIssuer {
     claims.exp = t.expiresAt;
     if (t.sessionId) claims.sid = t.sessionId;
     if (authTime) claims.auth_time = authTime;
+    // RFC 9449 §6.1: the token is bound to the DPoP key by its thumbprint.
+    if (t.jkt) claims.cnf = { jkt: t.jkt };
     return signJwt({ alg: key.alg, kid: key.kid, typ: 'at+jwt' }, claims, key.privateKey);
   }
 
@@ -80,7 +82,7 @@ export class TokenIssuer {
     extra: { authTime: number; nonce?: string; refreshToken?: string },
   ): Promise<TokenResponse> {
     const accessToken = await this.accessToken(tenant, t, keys.access, extra.authTime);
-    const response: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: tenant.accessTokenTtl };
+    const response: TokenResponse = { access_token: accessToken, token_type: t.jkt ? 'DPoP' : 'Bearer', expires_in: tenant.accessTokenTtl };
     if (t.scope.length) response.scope = t.scope.join(' ');
     if (extra.refreshToken) response.refresh_token = extra.refreshToken;
     if (t.idToken) {

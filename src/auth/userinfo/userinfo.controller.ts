@@ -7,9 +7,10 @@ import { BearerRequired, InsufficientScope, InvalidBearerRequest, InvalidToken }
 import { carries } from '../params.js';
 import { TenantScopes } from '../tenant-scopes.js';
 import { TokenInspector } from '../tokens/token-inspector.js';
+import { DpopProofs } from '../dpop/dpop-proofs.js';
+import { dpopRefusal, presentedToken, requireBinding } from '../dpop/token-binding.js';
+import { originOf } from '../../shared/request-origin.js';
 
-/** RFC 6750 §2.1: `Bearer` 1*SP b64token (trailing spaces are dropped before the value is read). */
-const BEARER_CREDENTIALS = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
 /**
  * OpenID Connect Core §5.3 userinfo. The access token is taken from the Authorization
@@ -22,6 +23,7 @@ export class UserinfoController {
     @Inject(Directory) private readonly directory: Directory,
     @Inject(TokenInspector) private readonly inspector: TokenInspector,
     @Inject(TenantScopes) private readonly scopes: TenantScopes,
+    @Inject(DpopProofs) private readonly dpop: DpopProofs,
   ) {}
 
   @Get(['userinfo', 'oauth/userinfo'])
@@ -38,10 +40,10 @@ export class UserinfoController {
   }
 
   private async userinfo(tenantId: string, req: FastifyRequest, reply: FastifyReply): Promise<Record<string, unknown>> {
-    await this.directory.requireTenant(tenantId);
+    const tenant = await this.directory.requireTenant(tenantId);
     const header = authorizationOf(req, (d) => new InvalidBearerRequest(d));
-    const token = header && BEARER_CREDENTIALS.exec(header)?.[1];
-    if (!token) {
+    const presented = presentedToken(header);
+    if (!presented) {
       // No header, or another scheme, is no attempt at a bearer token (RFC 6750 §3.1: no error
       // code); a Bearer header that is not `Bearer` 1*SP b64token (§2.1) is a malformed one.
       if (header && /^bearer(?:\s|$)/i.test(header)) throw new InvalidBearerRequest('the Authorization header must be Bearer, one or more spaces, and the token');
@@ -50,8 +52,11 @@ export class UserinfoController {
     // RFC 6750 §2: one way per request. A token in the query or the body is never used, but
     // sent beside the header it makes the request malformed (§3.1).
     if (carries(req.query, 'access_token') || carries(req.body, 'access_token')) throw new InvalidBearerRequest('send the access token in the Authorization header only');
-    const found = await this.inspector.inspect(tenantId, token, 'access_token');
-    if (!found?.active || found.token.kind !== 'access_token') throw new InvalidToken('the access token is invalid, expired or revoked');
+    const found = await this.inspector.inspect(tenantId, presented.token, 'access_token');
+    if (!found?.active || found.token.kind !== 'access_token') {
+      throw presented.scheme === 'DPoP' ? dpopRefusal('invalid_token', 'the access token is invalid, expired or revoked') : new InvalidToken('the access token is invalid, expired or revoked');
+    }
+    await requireBinding(this.dpop, req, tenant, presented, found.token.jkt, originOf(req));
     const { scope, userId, clientId } = found.token;
     if (req.headers.origin !== undefined) {
       const client = await this.directory.client(tenantId, clientId);

@@ -2,10 +2,14 @@ import { readFileSync } from 'node:fs';
 import { MIN_CLIENT_SECRET_LENGTH } from '../commands/create-client.command.js';
 import { passwordProblem } from '../passwords/password-policy.js';
 import { parse as parseYaml } from 'yaml';
-import type { GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
+import type { GrantType, PublicJwk, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
+
 import { DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_AGE, SIGNING_ALGS, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
 import type { UserClaims } from '../../domain/user/user.events.js';
 import { ACCESS_FIELDS, type BootstrapAccess, type FieldReader, readAccess } from './bootstrap-access.js';
+
+/** Client fields of private_key_jwt (RFC 7523) and DPoP (RFC 9449). */
+const ASSERTION_FIELDS = ['jwks', 'token_endpoint_auth_signing_alg', 'dpop_bound_access_tokens'];
 
 export interface BootstrapClient {
   clientId: string;
@@ -19,6 +23,10 @@ export interface BootstrapClient {
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   firstParty: boolean;
   idTokenSignedResponseAlg?: SigningAlg;
+  // private_key_jwt and DPoP
+  jwks?: { keys: PublicJwk[] };
+  tokenEndpointAuthSigningAlg?: string;
+  dpopBoundAccessTokens?: boolean;
 }
 
 export interface BootstrapUser {
@@ -44,7 +52,7 @@ export class BootstrapFileError extends Error {
   }
 }
 
-export const DEFAULT_TENANT_SETTINGS: Required<Omit<TenantSettings, 'operator' | 'keyRotationPeriod' | 'registrationEnabled'>> = {
+export const DEFAULT_TENANT_SETTINGS: Required<Omit<TenantSettings, 'operator' | 'keyRotationPeriod' | 'registrationEnabled' | 'dpopNonceRequired'>> = {
   securityProfile: 'baseline',
   accessTokenTtl: 300,
   refreshTokenTtl: 14 * 24 * 3600,
@@ -134,7 +142,7 @@ class Reader implements FieldReader {
 
   tenant(v: unknown, path: string): BootstrapTenant {
     const n = this.object(v, path);
-    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'registration_enabled', 'operator', 'clients', 'users', ...ACCESS_FIELDS]);
+    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'registration_enabled', 'dpop_nonce_required', 'operator', 'clients', 'users', ...ACCESS_FIELDS]);
     const d = DEFAULT_TENANT_SETTINGS;
     const operator = this.bool(n.operator, `${path}.operator`, false);
     return {
@@ -149,6 +157,7 @@ class Reader implements FieldReader {
         sessionIdleTimeout: this.seconds(n.session_idle_timeout, `${path}.session_idle_timeout`, d.sessionIdleTimeout),
         ...(n.key_rotation_period !== undefined ? { keyRotationPeriod: this.seconds(n.key_rotation_period, `${path}.key_rotation_period`, 0) } : {}),
         ...(this.bool(n.registration_enabled, `${path}.registration_enabled`, false) ? { registrationEnabled: true } : {}),
+        ...(this.bool(n.dpop_nonce_required, `${path}.dpop_nonce_required`, false) ? { dpopNonceRequired: true } : {}),
         ...(operator ? { operator } : {}),
       },
       clients: this.array(n.clients ?? [], `${path}.clients`).map((c, i) => this.client(c, `${path}.clients[${i}]`)),
@@ -159,12 +168,12 @@ class Reader implements FieldReader {
 
   client(v: unknown, path: string): BootstrapClient {
     const n = this.object(v, path);
-    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg']);
+    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', ...ASSERTION_FIELDS]);
     const secret = this.optionalString(n.client_secret, `${path}.client_secret`);
-    const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none'], secret ? 'client_secret_basic' : 'none');
+    const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'], secret ? 'client_secret_basic' : 'none');
     if (secret && secret.length < MIN_CLIENT_SECRET_LENGTH) this.fail(`${path}.client_secret`, `must be at least ${MIN_CLIENT_SECRET_LENGTH} characters (only a fast hash of it is kept)`);
     // A secret the server generated would reach nobody from here: the file names its own.
-    if (!secret && method !== 'none') this.fail(`${path}.client_secret`, `is required for token_endpoint_auth_method ${method}`);
+    if (!secret && method !== 'none' && method !== 'private_key_jwt') this.fail(`${path}.client_secret`, `is required for token_endpoint_auth_method ${method}`);
     const grants = this.strings(n.grant_types, `${path}.grant_types`, ['authorization_code']);
     grants.forEach((g, i) => this.oneOf(g, `${path}.grant_types[${i}]`, ['authorization_code', 'refresh_token', 'client_credentials'], 'authorization_code'));
     const responseTypes = this.strings(n.response_types, `${path}.response_types`, ['code']);
@@ -184,6 +193,10 @@ class Reader implements FieldReader {
       ...(n.id_token_signed_response_alg !== undefined
         ? { idTokenSignedResponseAlg: this.oneOf<SigningAlg>(n.id_token_signed_response_alg, `${path}.id_token_signed_response_alg`, SIGNING_ALGS, 'ES256') }
         : {}),
+      // private_key_jwt and DPoP: checked by the client decider.
+      ...(n.jwks !== undefined ? { jwks: this.object(n.jwks, `${path}.jwks`) as unknown as { keys: PublicJwk[] } } : {}),
+      ...(n.token_endpoint_auth_signing_alg !== undefined ? { tokenEndpointAuthSigningAlg: this.string(n.token_endpoint_auth_signing_alg, `${path}.token_endpoint_auth_signing_alg`) } : {}),
+      ...(n.dpop_bound_access_tokens !== undefined ? { dpopBoundAccessTokens: this.bool(n.dpop_bound_access_tokens, `${path}.dpop_bound_access_tokens`, false) } : {}),
     };
   }
 

@@ -1,10 +1,11 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { ClientView } from '../../../projections/clients.projection.js';
-import type { ClientRegistration, GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
+import type { ClientRegistration, GrantType, PublicJwk, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
 import { SIGNING_ALGS, type SigningAlg } from '../../domain/tenant/tenant.events.js';
 
 const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
-const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
+// private_key_jwt (RFC 7523); client_secret_jwt is taken here only to be refused with its reason by the decider.
+const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt', 'client_secret_jwt'];
 
 /** A client as the admin API takes it: RFC 7591 metadata names; the secret is never taken, only generated. */
 export class ClientDto {
@@ -60,6 +61,21 @@ export class ClientDto {
   @IsOptional()
   @IsIn(SIGNING_ALGS)
   id_token_signed_response_alg?: string;
+
+  // private_key_jwt (RFC 7523): the keys are checked by the client decider (client-jwks.ts).
+  @IsOptional()
+  @IsObject()
+  jwks?: { keys: PublicJwk[] };
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(20)
+  token_endpoint_auth_signing_alg?: string;
+
+  // DPoP (RFC 9449 §5.2).
+  @IsOptional()
+  @IsBoolean()
+  dpop_bound_access_tokens?: boolean;
 }
 
 /** The registration a DTO describes, with the defaults of the bootstrap file for what it leaves out. */
@@ -75,6 +91,10 @@ export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientReg
     tokenEndpointAuthMethod: (dto.token_endpoint_auth_method ?? 'client_secret_basic') as TokenEndpointAuthMethod,
     firstParty: dto.first_party ?? false,
     ...(dto.id_token_signed_response_alg !== undefined ? { idTokenSignedResponseAlg: dto.id_token_signed_response_alg as SigningAlg } : {}),
+    // private_key_jwt and DPoP
+    ...(dto.jwks !== undefined ? { jwks: dto.jwks } : {}),
+    ...(dto.token_endpoint_auth_signing_alg !== undefined ? { tokenEndpointAuthSigningAlg: dto.token_endpoint_auth_signing_alg } : {}),
+    ...(dto.dpop_bound_access_tokens !== undefined ? { dpopBoundAccessTokens: dto.dpop_bound_access_tokens } : {}),
   };
 }
 
@@ -91,6 +111,10 @@ export function clientRepresentation(c: ClientView): Record<string, unknown> {
     token_endpoint_auth_method: c.tokenEndpointAuthMethod,
     first_party: c.firstParty,
     ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
+    // private_key_jwt and DPoP
+    ...(c.jwks !== undefined ? { jwks: c.jwks } : {}),
+    ...(c.tokenEndpointAuthSigningAlg !== undefined ? { token_endpoint_auth_signing_alg: c.tokenEndpointAuthSigningAlg } : {}),
+    ...(c.dpopBoundAccessTokens !== undefined ? { dpop_bound_access_tokens: c.dpopBoundAccessTokens } : {}),
     ...(c.previousSecretValidUntil !== undefined ? { previous_secret_valid_until: c.previousSecretValidUntil } : {}),
     roles: c.roles ?? [],
     created_at: c.createdAt,

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { clientDecider } from '../../domain/client/client.decider.js';
-import type { ClientRegistration } from '../../domain/client/client.events.js';
+import { type ClientRegistration, SECRET_METHODS } from '../../domain/client/client.events.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { ClientSecrets } from '../../infrastructure/crypto/client-secrets.js';
@@ -47,7 +47,7 @@ export class CreateClientHandler implements ICommandHandler<CreateClient, Create
     if (c.clientSecret !== undefined && c.clientSecret.length < MIN_CLIENT_SECRET_LENGTH) {
       throw new DomainError('invalid_value', `client ${asked.clientId}: client_secret must be at least ${MIN_CLIENT_SECRET_LENGTH} characters`);
     }
-    const generated = c.clientSecret === undefined && asked.tokenEndpointAuthMethod !== 'none' ? this.secrets.generate() : undefined;
+    const generated = c.clientSecret === undefined && SECRET_METHODS.includes(asked.tokenEndpointAuthMethod) ? this.secrets.generate() : undefined;
     const secret = c.clientSecret ?? generated;
     const registration: ClientRegistration = { ...asked, ...(secret ? { secretDigest: this.secrets.digest(tenantId, asked.clientId, secret) } : {}) };
     const { position, state } = await this.aggregates.execute(

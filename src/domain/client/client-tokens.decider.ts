@@ -12,7 +12,7 @@ export type ClientTokensCommand =
   /** `clientId` asks to revoke its own token `jti`, issued to `owner` (a client's own token: no session). */
   | { kind: 'RevokeClientToken'; tenantId: string; jti: string | undefined; clientId: string; owner: string }
   /** A client failed to authenticate at `endpoint`: with the method it should have used, or a wrong secret. */
-  | { kind: 'RecordAuthenticationFailure'; tenantId: string; clientId: string; endpoint: ClientAuthenticationFailed['data']['endpoint']; method: TokenEndpointAuthMethod; wrongMethod: boolean; unrecordedBefore?: number };
+  | { kind: 'RecordAuthenticationFailure'; tenantId: string; clientId: string; endpoint: ClientAuthenticationFailed['data']['endpoint']; method: TokenEndpointAuthMethod; wrongMethod: boolean; assertion?: 'invalid_assertion' | 'replayed_assertion'; unrecordedBefore?: number };
 
 export const clientTokensDecider = factDecider<ClientTokensCommand, ClientTokensEvent>((c) => {
   switch (c.kind) {
@@ -21,7 +21,7 @@ export const clientTokensDecider = factDecider<ClientTokensCommand, ClientTokens
       if (c.owner !== c.clientId) return [{ type: 'RevocationRefused', data: { tenantId: c.tenantId, clientId: c.owner, presentedBy: c.clientId, tokenType: 'access_token', jti: c.jti } }];
       return [{ type: 'TokenRevoked', data: { tenantId: c.tenantId, clientId: c.clientId, tokenType: 'access_token', jti: c.jti, reason: 'revocation_request' } }];
     case 'RecordAuthenticationFailure': {
-      const data: ClientAuthenticationFailed['data'] = { tenantId: c.tenantId, clientId: c.clientId, endpoint: c.endpoint, method: c.method, reason: c.wrongMethod ? 'wrong_method' : 'wrong_secret' };
+      const data: ClientAuthenticationFailed['data'] = { tenantId: c.tenantId, clientId: c.clientId, endpoint: c.endpoint, method: c.method, reason: c.wrongMethod ? 'wrong_method' : (c.assertion ?? 'wrong_secret') };
       if (c.unrecordedBefore) data.unrecordedBefore = c.unrecordedBefore;
       return [{ type: 'ClientAuthenticationFailed', data }];
     }

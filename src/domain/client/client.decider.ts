@@ -1,12 +1,15 @@
 import { assertNever, type Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/domain-error.js';
 import { SIGNING_ALGS } from '../tenant/tenant.events.js';
-import type { ClientEvent, ClientRegistration, SecretDigest } from './client.events.js';
+import { ASSERTION_ALGS, jwksProblem } from './client-jwks.js';
+import { type ClientEvent, type ClientRegistration, SECRET_METHODS, type SecretDigest, type TokenEndpointAuthMethod } from './client.events.js';
 import { validateRedirectUri } from './redirect-uri.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
-const AUTH_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'none']);
+const AUTH_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt']);
+/** Whether the method authenticates with a secret (a client without one keeps none). */
+const usesSecret = (method: TokenEndpointAuthMethod) => SECRET_METHODS.includes(method);
 
 export type ClientCommand =
   | { kind: 'CreateClient'; tenantId: string; registration: ClientRegistration }
@@ -34,10 +37,22 @@ function validate(r: ClientRegistration): void {
   };
   if (!CLIENT_ID.test(r.clientId)) fail('client_id must be 1-128 unreserved characters');
   for (const g of r.grantTypes) if (!GRANTS.has(g)) fail(`unsupported grant type ${g}`);
+  // client_secret_jwt (RFC 7523 §2.2 with an HMAC) needs the plain secret to check the MAC,
+  // and the server keeps only a keyed hash of it (rule 3): refused rather than half supported.
+  if (r.tokenEndpointAuthMethod === ('client_secret_jwt' as string)) fail('client_secret_jwt is not supported: the server keeps no client secret in usable form; use private_key_jwt');
   if (!AUTH_METHODS.has(r.tokenEndpointAuthMethod)) fail(`unsupported token_endpoint_auth_method ${r.tokenEndpointAuthMethod}`);
   const isPublic = r.tokenEndpointAuthMethod === 'none';
   if (isPublic && r.secretDigest) fail('a public client (token_endpoint_auth_method none) has no secret');
-  if (!isPublic && !r.secretDigest) fail('a confidential client needs a client_secret');
+  if (!usesSecret(r.tokenEndpointAuthMethod) && !isPublic && r.secretDigest) fail(`a ${r.tokenEndpointAuthMethod} client has no secret`);
+  if (usesSecret(r.tokenEndpointAuthMethod) && !r.secretDigest) fail('a confidential client needs a client_secret');
+  if (r.tokenEndpointAuthMethod === 'private_key_jwt') {
+    if (r.jwks === undefined) fail('private_key_jwt needs jwks, the client\'s public keys');
+    if (r.tokenEndpointAuthSigningAlg !== undefined && !(ASSERTION_ALGS as readonly string[]).includes(r.tokenEndpointAuthSigningAlg)) fail(`unsupported token_endpoint_auth_signing_alg ${r.tokenEndpointAuthSigningAlg}`);
+  } else if (r.tokenEndpointAuthSigningAlg !== undefined) fail('token_endpoint_auth_signing_alg applies to private_key_jwt only');
+  if (r.jwks !== undefined) {
+    const problem = jwksProblem(r.jwks, r.tokenEndpointAuthSigningAlg);
+    if (problem) fail(problem);
+  }
   if (isPublic && r.grantTypes.includes('client_credentials')) fail('a public client cannot use client_credentials');
   if (r.grantTypes.includes('authorization_code') && r.redirectUris.length === 0) fail('authorization_code needs at least one redirect URI');
   if (r.responseTypes.some((t) => t !== 'code')) fail('only response type "code" is supported');
@@ -64,13 +79,13 @@ export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
         const { tenantId, clientId, secretDigest } = state;
         if (command.registration.clientId !== clientId) throw new DomainError('invalid_value', 'client_id cannot change');
         // A client that becomes public loses its secret by rotation only, so the change must not leave one behind.
-        if (command.registration.tokenEndpointAuthMethod !== 'none' && !secretDigest) throw new DomainError('invalid_value', `client ${clientId}: a confidential client needs a secret: rotate one first`);
-        validate({ ...command.registration, ...(command.registration.tokenEndpointAuthMethod === 'none' ? {} : { secretDigest }) });
+        if (usesSecret(command.registration.tokenEndpointAuthMethod) && !secretDigest) throw new DomainError('invalid_value', `client ${clientId}: a confidential client needs a secret: rotate one first`);
+        validate({ ...command.registration, ...(usesSecret(command.registration.tokenEndpointAuthMethod) ? { secretDigest } : {}) });
         return [{ type: 'ClientUpdated', data: { tenantId, ...command.registration } }];
       }
       case 'RotateClientSecret':
         requireExisting(state);
-        if (state.tokenEndpointAuthMethod === 'none') throw new DomainError('invalid_value', `client ${state.clientId}: a public client has no secret`);
+        if (!usesSecret(state.tokenEndpointAuthMethod)) throw new DomainError('invalid_value', `client ${state.clientId}: a ${state.tokenEndpointAuthMethod === 'none' ? 'public' : state.tokenEndpointAuthMethod} client has no secret`);
         return [{ type: 'ClientSecretRotated', data: { tenantId: state.tenantId, clientId: state.clientId, secretDigest: command.secretDigest, previousValidUntil: command.previousValidUntil } }];
       case 'DeleteClient': {
         requireExisting(state);
@@ -99,8 +114,8 @@ export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
       case 'ClientUpdated': {
         if (!state.exists) return state;
         const roles = state.roles ? { roles: state.roles } : {};
-        // A client made public keeps no secret.
-        if (event.data.tokenEndpointAuthMethod === 'none') return { exists: true, ...event.data, ...roles };
+        // A client made public (or private_key_jwt) keeps no secret.
+        if (!usesSecret(event.data.tokenEndpointAuthMethod)) return { exists: true, ...event.data, ...roles };
         return { exists: true, ...event.data, ...(state.secretDigest ? { secretDigest: state.secretDigest } : {}), ...(state.previousSecret ? { previousSecret: state.previousSecret } : {}), ...roles };
       }
       case 'ClientRoleAssigned':

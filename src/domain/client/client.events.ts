@@ -2,7 +2,13 @@ import type { DomainEvent } from '../shared/decider.js';
 import type { SigningAlg } from '../tenant/tenant.events.js';
 
 export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
-export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
+
+/** The methods that authenticate with a client secret (the server keeps only its digest). */
+export const SECRET_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post'];
+
+/** A public JWK, as registered in a client's `jwks` (RFC 7517 §4). */
+export type PublicJwk = Record<string, unknown> & { kty: string };
 
 /**
  * How a client secret is kept: `hmac-sha256`, keyed under KEY_ENCRYPTION_KEY (a copy of the log
@@ -29,6 +35,11 @@ export interface ClientRegistration {
   firstParty: boolean;
   /** OpenID Connect Registration: how its ID tokens are signed; absent, with the tenant's own algorithm. */
   idTokenSignedResponseAlg?: SigningAlg;
+  // private_key_jwt (RFC 7523, RFC 7591 §2): the client's public keys and the one alg its assertions use.
+  jwks?: { keys: PublicJwk[] };
+  tokenEndpointAuthSigningAlg?: string;
+  // DPoP (RFC 9449 §5.2): every access token of this client is DPoP-bound.
+  dpopBoundAccessTokens?: boolean;
 }
 
 /** Schema version 2: `secretDigest` (version 1 had `secretHash: 'sha256:<base64url>'`; see client.upcasters.ts). */
@@ -60,7 +71,8 @@ export type ClientAuthenticationFailed = DomainEvent<
     clientId: string;
     endpoint: 'token' | 'introspect' | 'revoke';
     method: TokenEndpointAuthMethod;
-    reason: 'wrong_secret' | 'wrong_method';
+    /** `invalid_assertion`: a client assertion (RFC 7523) that does not verify; `replayed_assertion`: one whose jti was used before. */
+    reason: 'wrong_secret' | 'wrong_method' | 'invalid_assertion' | 'replayed_assertion';
     /** Failures of this client left unrecorded since the last one recorded (beyond ten a minute). */
     unrecordedBefore?: number;
   }

@@ -10,6 +10,8 @@ export interface AccessTokenSpec {
   kid: string;
   /** The ID token that goes with it when the token's scope has `openid`. */
   idToken: { kid: string; expiresAt: number };
+  /** DPoP: the key thumbprint the token is bound to. */
+  jkt?: string;
 }
 
 export interface RefreshSpec {
@@ -35,8 +37,9 @@ export type SessionCommand =
   | { kind: 'StartSession'; tenantId: string; sessionId: string; userId: string; cookieHash: string; now: number }
   | { kind: 'Reauthenticate'; userId: string; presentedCookieHash: string; cookieHash: string; now: number }
   | { kind: 'IssueCode'; code: Omit<CodeIssued['data'], 'tenantId' | 'sessionId' | 'userId' | 'authTime'> }
-  | ({ kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string | undefined; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule } & Refusable)
-  | ({ kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec } & Refusable)
+  | ({ kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string | undefined; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule; refreshJkt?: string } & Refusable)
+  /** `jkt`: the key of the request's DPoP proof, if any (a bound grant's refresh needs its key). */
+  | ({ kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec; jkt?: string } & Refusable)
   /** `clientId` presents the token, which was issued to `owner`. */
   | ({ kind: 'RevokeAccessToken'; jti: string; grantId?: string; clientId: string; owner: string } & Refusable)
   | ({ kind: 'RevokeRefreshToken'; refreshHash: string; clientId: string; now: number } & Refusable)

@@ -50,6 +50,22 @@ describe('session decider', () => {
     expect(given(replayed).refused(rotate('r1', 'r2'))).toBe('refresh_invalid');
   });
 
+  it('binds a grant\'s refresh tokens to a DPoP key: another key or none is refused, and cannot end the session by a replay (RFC 9449 §5)', () => {
+    const bound = given(withCode).after(redeem({ refreshJkt: 'key-a', access: { ...access('at1'), jkt: 'key-a' } }));
+    expect(bound.find((e) => e.type === 'RefreshTokenIssued')!.data).toMatchObject({ jkt: 'key-a' });
+    expect(bound.find((e) => e.type === 'AccessTokenIssued')!.data).toMatchObject({ jkt: 'key-a' });
+    expect(given(bound).refused(rotate('r1', 'r2', { jkt: 'key-b' }))).toBe('refresh_invalid');
+    expect(given(bound).refused(rotate('r1', 'r2'))).toBe('refresh_invalid');
+    const rotated = given(bound).after(rotate('r1', 'r2', { jkt: 'key-a' }));
+    expect(types(rotated)).toContain('RefreshRotated');
+    // The new token is bound too; a replay of the old one without the key ends nothing.
+    expect(given(rotated).refused(rotate('r2', 'r3', { jkt: 'key-b' }))).toBe('refresh_invalid');
+    expect(given(rotated).refused(rotate('r1', 'r9', { jkt: 'key-b' }))).toBe('refresh_invalid');
+    expect(types(given(rotated).when(rotate('r1', 'r9', { jkt: 'key-a' })))).toEqual(['RefreshReplayed', 'SessionRevoked']);
+    // An unbound grant takes any key, or none.
+    expect(types(given(redeemed).when(rotate('r1', 'r2', { jkt: 'key-b' })))).toContain('RefreshRotated');
+  });
+
   it('revokes nothing when a used code comes back without its verifier or redirect URI', () => {
     expect(types(given(redeemed).when(redeem({ codeVerifier: 'b'.repeat(43) })))).toEqual(['CodeRefused']);
     expect(types(given(redeemed).when(redeem({ redirectUri: 'https://rp/other' })))).toEqual(['CodeRefused']);

@@ -7,7 +7,7 @@ import { compact, compactCodes, withTokensUntil } from './session.compaction.js'
 import { decisions } from './session.decisions.js';
 import { CODE_TTL_SECONDS, type SessionEvent } from './session.events.js';
 import { sessionSnapshot } from './session.snapshot.js';
-import { initialState, type SessionState } from './session.state.js';
+import { type GrantRefresh, initialState, type SessionState } from './session.state.js';
 
 export type { Chain } from './chain.js';
 export type { AccessTokenSpec, RefreshRule, RefreshSpec, Refusable, SessionCommand } from './session.commands.js';
@@ -47,9 +47,11 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       }
       case 'RefreshTokenIssued': {
         // A grant earns one refresh token, at its code's redemption.
-        const { grantId, clientId, scope, refreshHash, expiresAt } = e.data;
+        const { grantId, clientId, scope, refreshHash, expiresAt, jkt } = e.data;
         const authTime = findIn(s.redeemedCodes, (c) => c.grantId === grantId)?.authTime ?? s.authTime;
-        return { ...s, refresh: { item: { grantId, clientId, scope, current: { hash: refreshHash, expiresAt, revoked: false }, rotated: NO_ROTATED, accessUntil: 0, authTime }, next: s.refresh } };
+        const item: GrantRefresh = { grantId, clientId, scope, current: { hash: refreshHash, expiresAt, revoked: false }, rotated: NO_ROTATED, accessUntil: 0, authTime };
+        if (jkt) item.jkt = jkt;
+        return { ...s, refresh: { item, next: s.refresh } };
       }
       case 'RefreshRotated': {
         // decide rotates only the token a grant has in use.

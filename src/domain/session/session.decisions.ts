@@ -22,6 +22,7 @@ function userAccessToken(
   const { jti, audience, issuedAt, expiresAt, kid, idToken } = spec;
   const data: AccessTokenIssued['data'] = merged(grant, { grantType, jti: grantTokenId(jti, grant.grantId), sub: grant.userId, scope, audience, issuedAt, expiresAt, kid });
   if (scope.includes('openid')) data.idToken = idToken;
+  if (spec.jkt) data.jkt = spec.jkt;
   return { type: 'AccessTokenIssued', data };
 }
 
@@ -135,9 +136,14 @@ function redeemCode(c: Command<'RedeemCode'>, s: SessionState): SessionEvent[] {
     { type: 'CodeRedeemed', data: merged(ids, { grantId: code.grantId, codeHash: c.codeHash, clientId: c.clientId }) },
     userAccessToken(grant, 'authorization_code', c.access, code.scope),
     ...(earnsRefresh(c.refreshRule, code.scope)
-      ? [{ type: 'RefreshTokenIssued' as const, data: merged(grant, { refreshHash: c.refresh.hash, scope: code.scope, issuedAt: c.now, expiresAt: c.refresh.expiresAt }) }]
+      ? [{ type: 'RefreshTokenIssued' as const, data: withJkt(merged(grant, { refreshHash: c.refresh.hash, scope: code.scope, issuedAt: c.now, expiresAt: c.refresh.expiresAt }), c.refreshJkt) }]
       : []),
   ];
+}
+
+/** The data of a RefreshTokenIssued, bound to a DPoP key when one is given. */
+function withJkt<T extends object>(data: T, jkt: string | undefined): T & { jkt?: string } {
+  return jkt ? { ...data, jkt } : data;
 }
 
 /** A refresh token for the next one; a rotated one presented again ends the session. */
@@ -152,6 +158,9 @@ function rotateRefresh(c: Command<'RotateRefresh'>, s: SessionState): SessionEve
     return [{ type: 'RefreshRefused', data: { ...ids, grantId: rt.grantId, refreshHash: c.refreshHash, clientId: rt.clientId, presentedBy: c.clientId, reason: 'other_client' } }];
   }
   if (!s.started) throw new DomainError('refresh_invalid', 'unknown session');
+  // RFC 9449 §5: a bound refresh token is used only with a proof of its key. Checked before a
+  // replay ends the session: without the key, a leaked token cannot end it either.
+  if (rt.jkt !== undefined && c.jkt !== rt.jkt) throw new DomainError('refresh_invalid', 'the refresh token is bound to another DPoP key');
   // Past its own expiry a token is refused whatever its status: a rotated one could not
   // have been used anyway, so it no longer ends the session (and compact forgets it).
   if (c.now >= rt.expiresAt) throw new DomainError('refresh_invalid', 'the refresh token has expired');

@@ -86,11 +86,25 @@ export type AccessTokenIssued = DomainEvent<
     kid?: string;
     /** The ID token issued with it, when `openid` was granted: the key that signed it and its expiry. */
     idToken?: { kid: string; expiresAt: number };
+    /** DPoP (RFC 9449 §6.1): the thumbprint of the key the token is bound to; absent for a Bearer token. */
+    jkt?: string;
   }
 >;
 export type RefreshTokenIssued = DomainEvent<
   'RefreshTokenIssued',
-  { tenantId: string; sessionId: string; grantId: string; refreshHash: string; clientId: string; userId: string; scope: string[]; issuedAt: number; expiresAt: number }
+  {
+    tenantId: string;
+    sessionId: string;
+    grantId: string;
+    refreshHash: string;
+    clientId: string;
+    userId: string;
+    scope: string[];
+    issuedAt: number;
+    expiresAt: number;
+    /** DPoP (RFC 9449 §5): a public client's refresh tokens of this grant are bound to this key (its thumbprint). */
+    jkt?: string;
+  }
 >;
 export type RefreshRotated = DomainEvent<
   'RefreshRotated',

@@ -23,6 +23,8 @@ export interface GrantRefresh {
   accessUntil: number;
   /** The sign-in the grant's code was issued on: what its refreshed ID tokens say (OpenID Connect Core §12.2). */
   authTime: number;
+  /** DPoP: the key its refresh tokens are bound to (a public client's, RFC 9449 §5). */
+  jkt?: string;
 }
 
 /** A refresh token of the session as a decision sees it. */
@@ -33,6 +35,7 @@ export interface RefreshState {
   scope: string[];
   expiresAt: number;
   status: 'active' | 'rotated' | 'revoked';
+  jkt?: string;
 }
 
 export interface SessionState {
@@ -107,10 +110,10 @@ export function grantAuthTime(s: SessionState, grantId: string | undefined): num
 /** A refresh token of the session as it is now: active, rotated or revoked. */
 export function findRefresh(s: SessionState, hash: string): RefreshState | undefined {
   const g = findIn(s.refresh, (x) => x.current.hash === hash);
-  if (g) return { grantId: g.grantId, clientId: g.clientId, scope: g.scope, expiresAt: g.current.expiresAt, status: g.current.revoked ? 'revoked' : 'active' };
+  if (g) return { grantId: g.grantId, clientId: g.clientId, scope: g.scope, expiresAt: g.current.expiresAt, status: g.current.revoked ? 'revoked' : 'active', ...(g.jkt ? { jkt: g.jkt } : {}) };
   for (let link = s.refresh; link; link = link.next) {
     const expiresAt = findRotated(link.item.rotated, hash);
-    if (expiresAt !== undefined) return { grantId: link.item.grantId, clientId: link.item.clientId, scope: link.item.scope, expiresAt, status: s.revokedRotated.includes(hash) ? 'revoked' : 'rotated' };
+    if (expiresAt !== undefined) return { grantId: link.item.grantId, clientId: link.item.clientId, scope: link.item.scope, expiresAt, status: s.revokedRotated.includes(hash) ? 'revoked' : 'rotated', ...(link.item.jkt ? { jkt: link.item.jkt } : {}) };
   }
   return undefined;
 }

@@ -31,6 +31,8 @@ export interface TenantSettings {
   registrationEnabled?: boolean;
   /** The operator tenant: its tokens with the admin scopes act on every tenant (see the admin API). */
   operator?: boolean;
+  // DPoP (RFC 9449 §8, §9): proofs must carry a server nonce; absent or false: no nonce is asked for.
+  dpopNonceRequired?: boolean;
 }
 
 /** Seven days. */

@@ -206,6 +206,20 @@ export class AggregateStore {
   }
 
   /** Appends facts that need no decision (nothing to check against the stream's state). */
+  /**
+   * Appends `events` as the start of a stream that must not exist yet (rule 5): true when
+   * this call created it, false when it was there already (on any server of the log).
+   */
+  async claim(streamId: string, events: readonly DomainEvent[], ctx: CommandContext): Promise<boolean> {
+    try {
+      await this.events.append(streamId, toEventData(events, ctx), 'no_stream');
+      return true;
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) return false;
+      throw error;
+    }
+  }
+
   async record(streamId: string, events: readonly DomainEvent[], ctx: CommandContext): Promise<number> {
     this.cache.delete(streamId);
     return (await this.events.append(streamId, toEventData(events, ctx), 'any')).position;

@@ -52,6 +52,8 @@ export class AuthorizationCodeGrant implements Grant {
         access,
         refresh: { hash: refresh.hash, expiresAt: now + tenant.refreshTokenTtl },
         refreshRule: refreshRule(tenant, client),
+        // RFC 9449 §5: a public client's refresh tokens are bound to its DPoP key (a confidential one's to the client already).
+        ...(request.jkt && client.tokenEndpointAuthMethod === 'none' ? { refreshJkt: request.jkt } : {}),
       },
       `client:${client.clientId}`,
       {

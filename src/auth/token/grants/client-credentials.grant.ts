@@ -31,6 +31,7 @@ export class ClientCredentialsGrant implements Grant {
     const key = await this.tokens.accessKey(tenant);
     const { jti, audience, issuedAt, expiresAt, kid } = newAccessToken(request, key);
     const data: AccessTokenIssued['data'] = { tenantId: tenant.tenantId, grantType: 'client_credentials', jti, audience, issuedAt, expiresAt, kid, clientId: client.clientId, sub: client.clientId, scope };
+    if (request.jkt) data.jkt = request.jkt;
     // A fact appended directly, not through a stateless decider: on the hottest path the decider's
     // round trip costs more than it checks (README, architecture). Signed while the event is being
     // made durable (the append is handed to the writer first, as an ES256 signature is made on
@@ -44,7 +45,7 @@ export class ClientCredentialsGrant implements Grant {
       }),
       this.tokens.accessToken(tenant, data, key),
     ]);
-    const response: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: tenant.accessTokenTtl };
+    const response: TokenResponse = { access_token: accessToken, token_type: data.jkt ? 'DPoP' : 'Bearer', expires_in: tenant.accessTokenTtl };
     if (scope.length) response.scope = scope.join(' ');
     return response;
   }

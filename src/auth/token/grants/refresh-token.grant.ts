@@ -45,6 +45,7 @@ export class RefreshTokenGrant implements Grant {
         now,
         access,
         refresh: { hash: next.hash, expiresAt: now + tenant.refreshTokenTtl },
+        ...(request.jkt ? { jkt: request.jkt } : {}),
       },
       `client:${client.clientId}`,
       {

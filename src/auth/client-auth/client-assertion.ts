@@ -1,0 +1,63 @@
+import { createLocalJWKSet, decodeJwt, type JWTPayload, jwtVerify } from 'jose';
+import type { ClientView } from '../../../projections/clients.projection.js';
+import { ASSERTION_ALGS } from '../../domain/client/client-jwks.js';
+import { InvalidClient } from '../oauth-errors.js';
+
+/** RFC 7523 §2.2: the one client assertion type. */
+export const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+/** The longest an assertion may still be valid when it arrives: it is meant for one request. */
+export const MAX_ASSERTION_LIFETIME = 300;
+/** Clocks of client and server may differ this much (iat, nbf, exp). */
+const CLOCK_SKEW = 30;
+
+/**
+ * The client an assertion names, read without verifying it (to find the client's keys): RFC
+ * 7523 §3 `iss` and `sub` are both the client_id.
+ */
+export function assertionClientId(assertion: string): string {
+  let claims: JWTPayload;
+  try {
+    claims = decodeJwt(assertion);
+  } catch {
+    throw new InvalidClient('the client assertion is not a JWT');
+  }
+  if (typeof claims.sub !== 'string' || claims.iss !== claims.sub) throw new InvalidClient('the client assertion must have iss and sub both the client_id');
+  return claims.sub;
+}
+
+/** One JWK Set per registered `jwks` document: keys imported once. */
+const keySets = new WeakMap<object, ReturnType<typeof createLocalJWKSet>>();
+
+/** The verified claims, with `jti` and `exp`; undefined when the assertion does not verify. */
+export interface VerifiedAssertion {
+  jti: string;
+  exp: number;
+}
+
+/**
+ * Verifies a private_key_jwt assertion (RFC 7523 §3, OpenID Connect Core §9): signed by one of
+ * the client's keys with its registered alg (never `none`), `iss` = `sub` = client_id, `aud`
+ * one of `audiences`, `exp` present and at most MAX_ASSERTION_LIFETIME ahead, a `jti`. The
+ * jti's single use is the caller's (UsedJtis). Returns a reason when it fails.
+ */
+export async function verifyAssertion(assertion: string, client: ClientView, audiences: string[], now: Date): Promise<VerifiedAssertion | string> {
+  const jwks = client.jwks;
+  if (!jwks) return 'the client has no keys';
+  let set = keySets.get(jwks);
+  if (!set) {
+    set = createLocalJWKSet(jwks as never);
+    keySets.set(jwks, set);
+  }
+  const algorithms = client.tokenEndpointAuthSigningAlg ? [client.tokenEndpointAuthSigningAlg] : [...ASSERTION_ALGS];
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(assertion, set, { algorithms, issuer: client.clientId, subject: client.clientId, audience: audiences, currentDate: now, clockTolerance: CLOCK_SKEW, requiredClaims: ['exp', 'jti'] }));
+  } catch {
+    return 'the client assertion is invalid';
+  }
+  const seconds = Math.floor(now.getTime() / 1000);
+  if (payload.exp! > seconds + MAX_ASSERTION_LIFETIME + CLOCK_SKEW) return `the client assertion must expire within ${MAX_ASSERTION_LIFETIME} seconds`;
+  if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 256) return 'the client assertion needs a jti';
+  return { jti: payload.jti, exp: payload.exp! };
+}

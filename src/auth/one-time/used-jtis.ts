@@ -1,0 +1,43 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { jtiStream, type JtiUsed, type OneTimeJwtKind } from '../../domain/replay/jti.events.js';
+import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
+import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
+import { Clock } from '../../infrastructure/nest/clock.js';
+
+/** What a one-time JWT is used by: its issuer's scope (a client id, a key thumbprint) and its jti. */
+export interface OneTimeUse {
+  tenantId: string;
+  kind: OneTimeJwtKind;
+  /** Who may not use the jti twice: the client (assertions) or the key (DPoP proofs). */
+  issuer: string;
+  jti: string;
+  expiresAt: number;
+  clientId?: string;
+  jkt?: string;
+  actor: string;
+  origin: RequestOrigin;
+}
+
+/**
+ * Single use of a JWT's `jti`, shared by every server of the log: the first use creates the
+ * jti's stream (JtiUsed, expected revision `no_stream`), a second finds it there. The log is
+ * the store both embedded and EventStoreDB deployments already share, and the claim is one
+ * append, as a token issue is.
+ */
+@Injectable()
+export class UsedJtis {
+  constructor(
+    @Inject(AggregateStore) private readonly aggregates: AggregateStore,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  /** True when the jti was unused (and is now used up); false on a replay. */
+  use(u: OneTimeUse): Promise<boolean> {
+    const hash = createHash('sha256').update(`${u.issuer}\n${u.jti}`).digest('base64url');
+    const data: JtiUsed['data'] = { tenantId: u.tenantId, kind: u.kind, expiresAt: u.expiresAt };
+    if (u.clientId !== undefined) data.clientId = u.clientId;
+    if (u.jkt !== undefined) data.jkt = u.jkt;
+    return this.aggregates.claim(jtiStream(u.tenantId, u.kind, hash), [{ type: 'JtiUsed', data }], { tenantId: u.tenantId, actor: u.actor, now: this.clock.now(), ...u.origin });
+  }
+}
