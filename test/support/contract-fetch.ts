@@ -8,6 +8,7 @@ const GROUPS: Array<[RegExp, OpenApiGroup]> = [
   [/^\/(oauth\/)?userinfo$/, 'userinfo'],
   [/^\/logout$/, 'logout'],
   [/^\/(login|consent)$/, 'edge'],
+  [/^\/permissions\/me$/, 'edge'],
   [/^\/\.well-known\/jwks\.json$/, 'jwks'],
   [/^\/\.well-known\/(openid-configuration|oauth-authorization-server)$/, 'metadata'],
   [/^\/configuration\//, 'central'],
