@@ -25,6 +25,7 @@ describe('resource routes', () => {
     ];
     expect(routeFor(routes, 'GET', seg('/health'))).toBe(routes[0]);
     expect(routeFor(routes, 'POST', seg('/health'))).toBeUndefined();
+    expect(routeFor(routes, 'HEAD', seg('/health'))).toBe(routes[0]);
     expect(routeFor(routes, 'GET', seg('/invoices/7'))).toBe(routes[1]);
     expect(routeFor(routes, 'DELETE', seg('/invoices/7'))).toBe(routes[2]);
     expect(routeFor(routes, 'GET', seg('/other'))).toBeUndefined();

@@ -72,7 +72,11 @@ export function patternMatches(pattern: string, segments: readonly string[]): bo
   return parts.length === segments.length;
 }
 
-/** The first route (in the resource's order) that covers the request; none: the request is refused. */
+/**
+ * The first route (in the resource's order) that covers the request; none: the request is
+ * refused. A route for GET covers HEAD too (RFC 9110 §9.3.2: HEAD is GET without the content).
+ */
 export function routeFor(routes: readonly ResourceRoute[], method: string, segments: readonly string[]): ResourceRoute | undefined {
-  return routes.find((r) => (r.methods.includes(method) || r.methods.includes('*')) && patternMatches(r.path, segments));
+  const covers = (r: ResourceRoute) => r.methods.includes(method) || r.methods.includes('*') || (method === 'HEAD' && r.methods.includes('GET'));
+  return routes.find((r) => covers(r) && patternMatches(r.path, segments));
 }

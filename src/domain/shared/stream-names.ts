@@ -15,4 +15,6 @@ export const streams = {
   resourceIdentifier: (tenantId: string, identifier: string) => `resourceidentifier-${tenantId}.${identifier}`,
   permission: (tenantId: string, permissionId: string) => `permission-${tenantId}.${permissionId}`,
   role: (tenantId: string, roleId: string) => `role-${tenantId}.${roleId}`,
+  /** Requests the edge's proxy refused for a resource (the audit trail of denials). */
+  proxyDenials: (tenantId: string, resourceId: string) => `proxydenials-${tenantId}.${resourceId}`,
 };
