@@ -310,20 +310,27 @@ describe('proxy: what the upstream gets', () => {
 });
 
 describe('proxy: upstream failures', () => {
+  /** The answer through the contract-checking fetch: proxy errors are validated against openapi/edge.yaml. */
+  async function checked(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+    const res = await contract.fetch(`${server.baseUrl}${path}`, { headers });
+    return { status: res.status, body: await res.json() };
+  }
+
   it('answers 502 when the upstream is down', async () => {
-    const res = await raw('/acme/resources/down/x', 'GET');
+    const res = await checked('/acme/resources/down/x');
     expect(res.status).toBe(502);
-    expect(JSON.parse(res.body).error).toBe('upstream_unavailable');
+    expect(res.body.error).toBe('upstream_unavailable');
   });
 
   it('answers 504 when the upstream does not answer within PROXY_TIMEOUT_MS', async () => {
-    const res = await raw('/acme/resources/invoices/hang', 'GET', bearer(alice));
+    const res = await checked('/acme/resources/invoices/hang', bearer(alice));
     expect(res.status).toBe(504);
-    expect(JSON.parse(res.body).error).toBe('upstream_timeout');
+    expect(res.body.error).toBe('upstream_timeout');
   });
 
-  it('answers 404 for an unknown resource or tenant', async () => {
-    expect((await raw('/acme/resources/nothing/x', 'GET', bearer(alice))).status).toBe(404);
-    expect((await raw('/nobody/resources/invoices/x', 'GET', bearer(alice))).status).toBe(404);
+  it('answers 404 for an unknown resource or tenant, 403 for what no route covers', async () => {
+    expect((await checked('/acme/resources/nothing/x', bearer(alice))).status).toBe(404);
+    expect((await checked('/nobody/resources/invoices/x', bearer(alice))).status).toBe(404);
+    expect((await checked('/acme/resources/invoices/admin', bearer(alice))).status).toBe(403);
   });
 });
