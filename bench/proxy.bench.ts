@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds; round++) for (const [i, [, run]] of runs.entries()) all[i].push(await run());
     const median = (rs: LoadResult[]) => [...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)];
     const results: Array<[string, LoadResult]> = runs.map(([name], i) => [name, median(all[i])]);
-    console.log(`${'GET, 200 B JSON'.padEnd(34)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${'of direct'.padStart(9)} ${'CPU ms/req'.padStart(10)}`);
+    console.log(`${'GET, small JSON'.padEnd(34)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${'of direct'.padStart(9)} ${'CPU ms/req'.padStart(10)}`);
     for (const [name, r] of results) console.log(row(name, r, name === 'upstream directly' ? undefined : results[0][1]));
     const [, publicRoute] = results[1];
     const [, checked] = results[2];

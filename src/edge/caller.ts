@@ -40,8 +40,8 @@ export class EdgeCallers {
   /** The caller, or an OAuth error with its RFC 6750 challenge (none: BearerRequired). */
   async of(tenant: TenantView, req: FastifyRequest, options: { cookie: boolean }): Promise<EdgeCaller> {
     const header = authorizationOf(req, (d) => new InvalidBearerRequest(d));
-    // RFC 6750 §2: a token in the query is never used; beside the header it makes the request malformed.
-    if (carries(req.query, 'access_token')) throw new InvalidBearerRequest('send the access token in the Authorization header only');
+    // RFC 6750 §2: a token in the query is never used (alone, it counts as none); beside the header it makes the request malformed.
+    if (header !== undefined && carries(req.query, 'access_token')) throw new InvalidBearerRequest('send the access token in the Authorization header only');
     if (header === undefined) {
       if (options.cookie && req.headers.cookie) {
         const session = await this.sessions.current(tenant, req.headers.cookie);

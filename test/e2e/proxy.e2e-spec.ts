@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { signJwt } from '../../src/infrastructure/crypto/jws.js';
 import { KeyRing } from '../../src/infrastructure/crypto/key-ring.js';
 import type { SigningAlg } from '../../src/domain/tenant/tenant.events.js';
@@ -212,7 +212,7 @@ describe('proxy: who may pass', () => {
       [403, 'missing_permissions'],
       [403, 'no_route'],
       [403, 'no_route'],
-      [400, 'invalid_token'],
+      [400, 'invalid_request'],
     ]);
     expect(recorded[4].data).toMatchObject({ resourceId: 'invoices', method: 'POST', path: '/invoices/7/approve', missing: ['invoices:approve'], clientId: 'web' });
     expect(JSON.stringify(recorded)).not.toContain(alice);
@@ -274,6 +274,26 @@ describe('proxy: what the upstream gets', () => {
     for (const name of ['forwarded', 'x-smuggled', 'proxy-authorization', 'dpop', 'authorization']) expect([name, h[name]]).toEqual([name, undefined]);
     expect(h.cookie).toBe('app=kept');
     expect(h.host).toBe(`127.0.0.1:${upstream.port}`);
+  });
+
+  it('refuses a request that frames its body two ways (Content-Length and Transfer-Encoding) before any upstream sees it', async () => {
+    const before = upstream.seen.length;
+    const url = new URL(server.baseUrl);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.write(
+          'POST /acme/resources/invoices/health HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /acme/resources/invoices/admin HTTP/1.1\r\nHost: x\r\n\r\n',
+        );
+      });
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (text += d));
+      socket.on('end', () => resolve(text));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(upstream.seen.length).toBe(before);
   });
 
   it('passes the caller token only to a resource that asks for it, under its own identity header', async () => {

@@ -1,7 +1,7 @@
 import { type DomainEvent, factDecider } from '../shared/decider.js';
 
 /** Why the edge's proxy refused a request before the upstream saw it. */
-export type DenialReason = 'bad_path' | 'no_token' | 'invalid_token' | 'wrong_audience' | 'no_route' | 'missing_permissions';
+export type DenialReason = 'bad_path' | 'invalid_request' | 'no_token' | 'invalid_token' | 'wrong_audience' | 'no_route' | 'missing_permissions';
 
 /**
  * The edge's proxy refused a request to a resource (400, 401 or 403); the upstream never saw

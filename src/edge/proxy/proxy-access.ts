@@ -65,7 +65,8 @@ export class ProxyAccess {
       caller = await this.callers.of(tenant, req, { cookie: SAFE.has(req.method) });
     } catch (e) {
       if (e instanceof BearerRequired) throw new Refused(e, 'no_token');
-      if (e instanceof InvalidToken || e instanceof InvalidBearerRequest) throw new Refused(e, 'invalid_token');
+      if (e instanceof InvalidToken) throw new Refused(e, 'invalid_token');
+      if (e instanceof InvalidBearerRequest) throw new Refused(e, 'invalid_request');
       throw e;
     }
     // RFC 8707 §2 / RFC 9068 §4: a token is for the resources its `aud` names, and only them.
