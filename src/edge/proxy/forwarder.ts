@@ -53,6 +53,8 @@ export class Forwarder {
         signal: abort.signal,
       });
       res.body.once('close', slot.release);
+      // A body nobody reads to its end (an answer to HEAD, a client gone) must not hold its slot.
+      reply.raw.once('close', slot.release);
       res.body.once('error', (e: Error) => {
         // After the status line nothing else can be said: the answer is cut short, and logged.
         this.logger.warn(`the upstream ${x.origin} failed while answering: ${e.message}`);
