@@ -158,7 +158,7 @@ async function exchange(side: Side, vc: VirtualClient, code: string, verifier: s
 }
 
 /** Signs the virtual client's browser in (not measured) and returns the tokens of that first code. */
-async function signInAndExchange(side: Side, vc: VirtualClient, scope: string): Promise<Record<string, unknown>> {
+export async function signInAndExchange(side: Side, vc: VirtualClient, scope: string): Promise<Record<string, unknown>> {
   const { verifier, challenge } = pkce();
   const got = await authorize(side, vc, scope, challenge, true);
   if (typeof got === 'string') throw new Error(`${side.name} sign-in: ${got}`);

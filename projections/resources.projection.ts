@@ -1,3 +1,4 @@
+import type { ResourceRoute } from '../src/domain/resource/resource-routes.js';
 import type { Projection } from './projection.js';
 
 /** The tenant's resources (APIs), keyed `<tenant>/<resource id>`. */
@@ -8,6 +9,9 @@ export interface ResourceView {
   name?: string;
   scopes: string[];
   upstreamUrl?: string;
+  routes?: ResourceRoute[];
+  identityHeader?: string;
+  forwardToken?: boolean;
   createdAt: string;
   updatedAt: string;
   /** The revision of the resource's stream this document shows: its ETag in the admin API. */
@@ -25,9 +29,16 @@ export const resourcesProjection: Projection<ResourceView> = {
   readsDocument: (e) => e.type === 'ResourceUpdated',
   apply(doc, e) {
     if (e.type === 'ResourceDeleted') return null;
-    const { tenantId, resourceId, identifier, name, scopes, upstreamUrl } = e.data;
+    const { tenantId, resourceId, identifier, name, scopes, upstreamUrl, routes, identityHeader, forwardToken } = e.data;
     const at = e.metadata.occurredAt;
     const base = { tenantId, resourceId, identifier, scopes, createdAt: doc?.createdAt ?? at, updatedAt: at, revision: e.revision };
-    return Object.assign(base, name !== undefined ? { name } : {}, upstreamUrl !== undefined ? { upstreamUrl } : {});
+    return Object.assign(
+      base,
+      name !== undefined ? { name } : {},
+      upstreamUrl !== undefined ? { upstreamUrl } : {},
+      routes !== undefined ? { routes } : {},
+      identityHeader !== undefined ? { identityHeader } : {},
+      forwardToken !== undefined ? { forwardToken } : {},
+    );
   },
 };

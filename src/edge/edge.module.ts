@@ -4,7 +4,36 @@ import { ConsentController } from './consent/consent.controller.js';
 import { LoginController } from './login/login.controller.js';
 import { DeviceCookies } from './login/device-cookie.js';
 import { SignInLimits } from './login/sign-in-limits.js';
+import { EdgeCallers } from './caller.js';
+import { EffectivePermissions } from './permissions/effective-permissions.js';
+import { PermissionsController } from './permissions/permissions.controller.js';
+import { Forwarder } from './proxy/forwarder.js';
+import { IdentityTokens } from './proxy/identity-token.js';
+import { ProxyAccess } from './proxy/proxy-access.js';
+import { ProxyMetrics } from './proxy/proxy-metrics.js';
+import { PROXY_SETTINGS, proxySettings } from './proxy/proxy-settings.js';
+import { ProxyHandler } from './proxy/proxy.handler.js';
+import { ProxyRoute } from './proxy/proxy.route.js';
+import { Upstreams } from './proxy/upstreams.js';
 
-/** The traffic plane: browser login and consent so far; proxy, permissions and native API come later. */
-@Module({ imports: [AuthModule], controllers: [LoginController, ConsentController], providers: [SignInLimits, DeviceCookies] })
+/** The traffic plane: browser login and consent, /permissions/me and the proxy to resources; the native API comes later. */
+@Module({
+  imports: [AuthModule],
+  controllers: [LoginController, ConsentController, PermissionsController],
+  providers: [
+    SignInLimits,
+    DeviceCookies,
+    EdgeCallers,
+    EffectivePermissions,
+    { provide: PROXY_SETTINGS, useFactory: () => proxySettings() },
+    Upstreams,
+    ProxyMetrics,
+    IdentityTokens,
+    ProxyAccess,
+    Forwarder,
+    ProxyHandler,
+    ProxyRoute,
+  ],
+  exports: [ProxyMetrics],
+})
 export class EdgeModule {}

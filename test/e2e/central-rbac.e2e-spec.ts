@@ -99,6 +99,26 @@ describe('admin API: resources', () => {
     expect((await call('PATCH', '/acme/configuration/resources/reports', { name: null })).body.name).toBeUndefined();
   });
 
+  it('keeps the edge proxy routes, identity header and token forwarding of a resource, and refuses bad ones with their paths (400)', async () => {
+    const routes = [
+      { methods: ['GET'], path: '/health', permissions: [], public: true },
+      { methods: ['GET', 'POST'], path: '/invoices/*/lines/**', permissions: ['invoices:read'] },
+    ];
+    const created = await call('POST', '/acme/configuration/resources', { id: 'routed', identifier: 'https://api.example.com/routed', upstream_url: 'http://127.0.0.1:7001', routes, identity_header: 'x-caller', forward_token: true });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ routes, identity_header: 'x-caller', forward_token: true });
+    const patched = await call('PATCH', '/acme/configuration/resources/routed', { routes: [{ methods: ['*'], path: '/**' }], identity_header: null }, { 'if-match': '"0"' });
+    expect(patched.status).toBe(200);
+    expect(patched.body.routes).toEqual([{ methods: ['*'], path: '/**', permissions: [] }]);
+    expect(patched.body.identity_header).toBeUndefined();
+    const bad = await call('POST', '/acme/configuration/resources', { id: 'bad-routes', identifier: 'https://api.example.com/bad', routes: [{ methods: ['get'], path: '/a', permissions: ['no space'], extra: 1 }] });
+    expect(bad.status).toBe(400);
+    expect([...new Set(bad.body.errors.map((e: { path: string }) => e.path))].sort()).toEqual(['routes[0].extra', 'routes[0].methods', 'routes[0].permissions']);
+    for (const body of [{ routes: [{ methods: ['GET'], path: '/a/../b' }] }, { routes: [{ methods: ['GET'], path: '/a', public: true, permissions: ['x'] }] }, { identity_header: 'authorization' }, { upstream_url: 'http://127.0.0.1:1/?q=1' }]) {
+      expect((await call('POST', '/acme/configuration/resources', { id: 'bad-routes', identifier: 'https://api.example.com/bad', ...body })).status).toBe(400);
+    }
+  });
+
   it('pages resources by id without gaps', async () => {
     for (const id of ['page-a', 'page-b', 'page-c']) await call('POST', '/acme/configuration/resources', { id, identifier: `https://${id}.example.com` });
     const seen: string[] = [];

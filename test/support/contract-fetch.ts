@@ -8,6 +8,9 @@ const GROUPS: Array<[RegExp, OpenApiGroup]> = [
   [/^\/(oauth\/)?userinfo$/, 'userinfo'],
   [/^\/logout$/, 'logout'],
   [/^\/(login|consent)$/, 'edge'],
+  [/^\/permissions\/me$/, 'edge'],
+  // The proxy, where its path is one segment (an OpenAPI path parameter holds no "/").
+  [/^\/resources\/[^/]+\/[^/]+$/, 'edge'],
   [/^\/\.well-known\/jwks\.json$/, 'jwks'],
   [/^\/\.well-known\/(openid-configuration|oauth-authorization-server)$/, 'metadata'],
   [/^\/configuration\//, 'central'],

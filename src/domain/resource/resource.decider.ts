@@ -1,5 +1,6 @@
 import { assertNever, type Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/domain-error.js';
+import { routesFault } from './resource-routes.js';
 import type { ResourceDefinition, ResourceEvent } from './resource.events.js';
 
 /** Ids of the admin API's items: unreserved characters and `:`, as `invoices:approve`. */
@@ -41,6 +42,9 @@ export function validateResource(d: ResourceDefinition): void {
   for (const s of d.scopes) if (!SCOPE_TOKEN.test(s)) fail(`scope "${s}" is not a scope token`);
   if (d.upstreamUrl !== undefined && !/^https?:\/\//.test(d.upstreamUrl)) fail('upstream_url must be an http(s) URL');
   if (d.upstreamUrl !== undefined && !absoluteUri(d.upstreamUrl)) fail('upstream_url must be an absolute URL');
+  if (d.upstreamUrl !== undefined && (new URL(d.upstreamUrl).search || new URL(d.upstreamUrl).hash)) fail('upstream_url must have no query or fragment');
+  const routes = routesFault(d.routes ?? [], d.identityHeader);
+  if (routes) fail(routes);
 }
 
 /** One decider serves both streams of a resource: its identifier's reservation and the resource itself. */

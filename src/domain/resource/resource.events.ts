@@ -1,4 +1,5 @@
 import type { DomainEvent } from '../shared/decider.js';
+import type { ResourceRoute } from './resource-routes.js';
 
 /** An API (resource server) of the tenant as the admin defines it; `identifier` is the `aud` of tokens issued for it. */
 export interface ResourceDefinition {
@@ -8,6 +9,12 @@ export interface ResourceDefinition {
   scopes: string[];
   /** Where the edge forwards the resource's traffic. */
   upstreamUrl?: string;
+  /** The edge's proxy: which requests it forwards and what each needs (none: it forwards nothing). */
+  routes?: ResourceRoute[];
+  /** The header that carries the caller's identity (a signed JWT) to the upstream; `x-identity` when absent. */
+  identityHeader?: string;
+  /** Whether the upstream also gets the caller's own access token (in `Authorization`). */
+  forwardToken?: boolean;
 }
 
 /** The identifier is claimed for this resource id, for good (rule 5): no other resource ever takes it. */

@@ -16,4 +16,6 @@ export const streams = {
   permission: (tenantId: string, permissionId: string) => `permission-${tenantId}.${permissionId}`,
   role: (tenantId: string, roleId: string) => `role-${tenantId}.${roleId}`,
   scope: (tenantId: string, scopeId: string) => `scope-${tenantId}.${scopeId}`,
+  /** Requests the edge's proxy refused for a resource (the audit trail of denials). */
+  proxyDenials: (tenantId: string, resourceId: string) => `proxydenials-${tenantId}.${resourceId}`,
 };
