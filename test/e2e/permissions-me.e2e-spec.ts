@@ -106,9 +106,18 @@ describe('/permissions/me', () => {
     expect(revoked.body.error).toBe('invalid_token');
   });
 
-  it("answers a client's own token with no roles", async () => {
+  it("answers a client's own token with the client's roles, from the next request after a change", async () => {
     const admin = await adminToken(server, 'acme');
     expect((await me(bearer(admin))).body).toEqual({ sub: 'admin', client_id: 'admin', roles: [], permissions: [] });
+    const given = await adminCall(server, contract, 'PUT', '/acme/configuration/clients/admin/roles/approver', admin);
+    expect(given.status).toBe(200);
+    expect((await me(bearer(admin), '?resource=invoices')).body).toMatchObject({
+      client_id: 'admin',
+      roles: ['approver'],
+      permissions: [expect.objectContaining({ id: 'invoices:approve' }), expect.objectContaining({ id: 'invoices:read' })],
+    });
+    expect((await adminCall(server, contract, 'DELETE', '/acme/configuration/clients/admin/roles/approver', admin)).status).toBe(204);
+    expect((await me(bearer(admin))).body).toMatchObject({ roles: [], permissions: [] });
   });
 
   it('answers the browser of a signed-in user by its session cookie, and refuses a cookie that opens nothing', async () => {

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { clientDecider } from '../../domain/client/client.decider.js';
 import { permissionDecider } from '../../domain/permission/permission.decider.js';
 import { roleDecider } from '../../domain/role/role.decider.js';
 import { streams } from '../../domain/shared/stream-names.js';
@@ -13,7 +14,7 @@ export interface HeldPermission {
   roles: string[];
 }
 
-/** What a user holds: role ids, and the permissions of those roles (each once), sorted by id. */
+/** What a user (or a client, for its own tokens) holds: role ids, and the permissions of those roles (each once), sorted by id. */
 export interface EffectiveAccess {
   roles: string[];
   permissions: HeldPermission[];
@@ -31,11 +32,27 @@ const NONE: EffectiveAccess = { roles: [], permissions: [] };
 export class EffectivePermissions {
   constructor(@Inject(AggregateStore) private readonly aggregates: AggregateStore) {}
 
+  /** The caller's: a user's roles, or, for a client's own token (no user), the client's. */
+  async forCaller(tenantId: string, caller: { userId?: string; clientId?: string }): Promise<EffectiveAccess> {
+    if (caller.userId) return this.forUser(tenantId, caller.userId);
+    return caller.clientId ? this.forClient(tenantId, caller.clientId) : NONE;
+  }
+
   async forUser(tenantId: string, userId: string | undefined): Promise<EffectiveAccess> {
     if (!userId) return NONE;
     const user = (await this.aggregates.load(streams.user(tenantId, userId), userDecider)).state;
     if (!user.created || user.deleted || user.disabled) return NONE;
-    const roles = [...(user.roles ?? [])].sort();
+    return this.expand(tenantId, user.roles ?? []);
+  }
+
+  /** A client's roles for its own tokens; a deleted client holds nothing. */
+  async forClient(tenantId: string, clientId: string): Promise<EffectiveAccess> {
+    const client = (await this.aggregates.load(streams.client(tenantId, clientId), clientDecider)).state;
+    return client.exists ? this.expand(tenantId, client.roles ?? []) : NONE;
+  }
+
+  private async expand(tenantId: string, held: readonly string[]): Promise<EffectiveAccess> {
+    const roles = [...held].sort();
     const by = new Map<string, string[]>();
     for (const roleId of roles) {
       const role = await this.aggregates.load(streams.role(tenantId, roleId), roleDecider);

@@ -9,7 +9,7 @@ import { EffectivePermissions } from './effective-permissions.js';
 /**
  * `{issuer}/permissions/me`: the caller's roles and the permissions they bring, all or (with
  * `?resource=`) those on one resource. The caller is an access token's user, or the browser's
- * edge session; a client's own token (no user) holds no role.
+ * edge session; a client's own token (no user) holds the roles given to the client.
  */
 @Controller(':tenant/permissions')
 export class PermissionsController {
@@ -29,7 +29,7 @@ export class PermissionsController {
     const resource = query.resource;
     if (resource !== undefined && (typeof resource !== 'string' || !ITEM_ID.test(resource))) throw new InvalidRequest('resource must be one resource id');
     const caller = await this.callers.of(tenant, req, { cookie: true });
-    const access = await this.effective.forUser(tenant.tenantId, caller.userId);
+    const access = await this.effective.forCaller(tenant.tenantId, caller);
     const permissions = resource === undefined ? access.permissions : access.permissions.filter((p) => p.resource === resource);
     const roles = resource === undefined ? access.roles : access.roles.filter((r) => permissions.some((p) => p.roles.includes(r)));
     return {

@@ -51,7 +51,7 @@ export class ProxyAccess {
     if (route?.public) return { route, permissions: [] };
     const caller = await this.caller(tenant, resource, req);
     if (!route) throw new Refused(new InsufficientScope(`no route of resource ${resource.resourceId} allows ${req.method} on this path`), 'no_route', caller);
-    const held = (await this.effective.forUser(tenant.tenantId, caller.userId)).permissions;
+    const held = (await this.effective.forCaller(tenant.tenantId, caller)).permissions;
     const ids = new Set(held.map((p) => p.id));
     const missing = route.permissions.filter((p) => !ids.has(p));
     // RFC 6750 §3.1: insufficient_scope, naming what the request needs.
