@@ -1,0 +1,44 @@
+import type { ClientView } from '../../../../projections/clients.projection.js';
+import type { TenantView } from '../../../../projections/tenants.projection.js';
+import type { Directory } from '../../../shared/directory.js';
+import type { Params } from '../../params.js';
+import type { TokenIssuer } from '../../tokens/token-issuer.js';
+import type { AuthorizationRequest } from '../interaction.js';
+
+/** Where an error goes once the redirect URI is trusted (RFC 6749 §4.1.2.1), with `state` and `iss` (RFC 9207). */
+export interface TrustedRedirect {
+  redirectUri: string;
+  responseMode: 'query' | 'form_post';
+  state?: string;
+  iss: string;
+}
+
+/** The fields of an authorization request the checks decide; the rest is the browser's. */
+export type CheckedRequest = Omit<AuthorizationRequest, 'startedAt' | 'browserNonce' | 'interactionId' | 'authenticated' | 'consented'>;
+
+/** One authorization request as the checks see it, and what they have decided so far. */
+export interface CheckContext {
+  tenantId: string;
+  tenant: TenantView;
+  params: Params;
+  /** The parameters sent more than once (RFC 6749 §3.1). */
+  repeated: string[];
+  /** Set by check-client; the client authenticated already at an endpoint that authenticates (PAR). */
+  client?: ClientView;
+  /**
+   * Set once, by check-redirect-uri: from then on an error may go back to the client. Before,
+   * it is shown to the user (or, at an endpoint the client calls itself, answered to it).
+   */
+  trusted?: TrustedRedirect;
+  /** What the checks have decided, field by field. */
+  request: Partial<CheckedRequest>;
+}
+
+/** What the checks may ask the server. */
+export interface CheckServices {
+  directory: Directory;
+  tokens: TokenIssuer;
+}
+
+/** One rule of the authorization request: throws the OAuthError it finds, or records what it decided. */
+export type Check = (ctx: CheckContext, services: CheckServices) => void | Promise<void>;

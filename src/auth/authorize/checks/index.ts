@@ -1,0 +1,85 @@
+import type { ClientView } from '../../../../projections/clients.projection.js';
+import { OAuthError, RedirectableError, UserFacingError } from '../../oauth-errors.js';
+import type { Check, CheckContext, CheckedRequest, CheckServices } from './check.js';
+import { checkAnswerRoute } from './check-answer-route.js';
+import { checkClient } from './check-client.js';
+import { checkIdTokenHint } from './check-id-token-hint.js';
+import { checkLengths } from './check-lengths.js';
+import { checkPkce } from './check-pkce.js';
+import { checkPrompt } from './check-prompt.js';
+import { checkRedirectUri } from './check-redirect-uri.js';
+import { checkRepeated } from './check-repeated.js';
+import { checkRequestParameters } from './check-request-parameters.js';
+import { checkResponseMode } from './check-response-mode.js';
+import { checkResponseType } from './check-response-type.js';
+import { checkScope } from './check-scope.js';
+
+export type { CheckContext, CheckedRequest, CheckServices } from './check.js';
+
+/**
+ * The checks of an authorization request, per entry point, in the order they run. Until
+ * check-redirect-uri trusts the redirect URI, an error is the user's (a page at /authorize);
+ * after, the client's.
+ */
+export const CHECKS = {
+  authorize: [
+    checkAnswerRoute,
+    checkClient,
+    checkRedirectUri,
+    checkResponseMode,
+    checkRepeated,
+    checkLengths,
+    checkRequestParameters,
+    checkResponseType,
+    checkPkce,
+    checkScope,
+    checkPrompt,
+    checkIdTokenHint,
+  ],
+} as const satisfies Record<string, readonly Check[]>;
+
+/** A request that passed its checks, and its client. */
+export interface Checked {
+  request: CheckedRequest;
+  client: ClientView;
+}
+
+/** Runs `checks` in order; the OAuthError of the first that fails is thrown as it is. */
+export async function runChecks(checks: readonly Check[], ctx: CheckContext, services: CheckServices): Promise<Checked> {
+  for (const check of checks) await check(ctx, services);
+  return { request: checkedRequest(ctx), client: ctx.client! };
+}
+
+/**
+ * At the authorization endpoint (RFC 6749 §4.1.2.1): an error goes back to the client once the
+ * redirect URI is trusted, and is shown to the user before.
+ */
+export async function runBrowserChecks(checks: readonly Check[], ctx: CheckContext, services: CheckServices): Promise<Checked> {
+  try {
+    return await runChecks(checks, ctx, services);
+  } catch (e) {
+    if (!(e instanceof OAuthError)) throw e;
+    throw ctx.trusted ? new RedirectableError(e, ctx.trusted) : new UserFacingError(e);
+  }
+}
+
+function checkedRequest({ tenantId, client, request: r }: CheckContext): CheckedRequest {
+  const out: CheckedRequest = {
+    tenantId,
+    clientId: client!.clientId,
+    redirectUri: r.redirectUri!,
+    responseMode: r.responseMode!,
+    state: r.state,
+    nonce: r.nonce,
+    scope: r.scope!,
+    codeChallenge: r.codeChallenge!,
+    codeChallengeMethod: r.codeChallengeMethod!,
+    prompt: r.prompt!,
+    maxAge: r.maxAge,
+    loginHint: r.loginHint,
+  };
+  // Optional fields by assignment (see domain/shared/merged.ts).
+  if (r.redirectUriOmitted) out.redirectUriOmitted = true;
+  if (r.hintSubject !== undefined) out.hintSubject = r.hintSubject;
+  return out;
+}
