@@ -20,6 +20,8 @@ export interface ClientView {
   firstParty: boolean;
   /** Absent: ID tokens are signed with the tenant's algorithm. */
   idTokenSignedResponseAlg?: SigningAlg;
+  // PAR (RFC 9126 §6):
+  requirePushedAuthorizationRequests?: true;
   createdAt: string;
   updatedAt: string;
   /** The revision of the client's stream this document shows: its ETag in the admin API. */

@@ -9,6 +9,8 @@ import { IntrospectController } from './introspect/introspect.controller.js';
 import { JwksController } from './jwks/jwks.controller.js';
 import { LogoutController } from './logout/logout.controller.js';
 import { MetadataController } from './metadata/metadata.controller.js';
+import { ParController } from './par/par.controller.js';
+import { PushedRequests } from './par/pushed-requests.js';
 import { RevokeController } from './revoke/revoke.controller.js';
 import { BrowserSessions } from './sessions/browser-session.js';
 import { Refusals, SessionCommands } from './sessions/session-commands.js';
@@ -25,7 +27,7 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
 
 /** The public OAuth 2.1 / OpenID Connect endpoints of every tenant. */
 @Module({
-  controllers: [MetadataController, JwksController, AssetsController, AuthorizeController, TokenController, IntrospectController, RevokeController, UserinfoController, LogoutController],
+  controllers: [MetadataController, JwksController, AssetsController, AuthorizeController, ParController, TokenController, IntrospectController, RevokeController, UserinfoController, LogoutController],
   providers: [
     ...grants,
     { provide: GRANTS, inject: grants, useFactory: (...all: unknown[]) => all },
@@ -38,6 +40,7 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     Refusals,
     TokenIssuer,
     TokenInspector,
+    PushedRequests,
   ],
   exports: [AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes],
 })

@@ -82,6 +82,16 @@ export class RequestUriNotSupported extends OAuthError {
   readonly code = 'request_uri_not_supported';
   readonly status = 400;
 }
+/** RFC 9101 §6.2: the `request_uri` is unknown, expired, used or another client's. */
+export class InvalidRequestUri extends OAuthError {
+  readonly code = 'invalid_request_uri';
+  readonly status = 400;
+}
+/** RFC 9101 §6.2: the request object cannot be verified or breaks a rule. */
+export class InvalidRequestObject extends OAuthError {
+  readonly code = 'invalid_request_object';
+  readonly status = 400;
+}
 export class RegistrationNotSupported extends OAuthError {
   readonly code = 'registration_not_supported';
   readonly status = 400;

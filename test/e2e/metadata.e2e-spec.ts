@@ -141,6 +141,7 @@ describe('discovery documents', () => {
       ['token_endpoint', 'POST', 401],
       ['introspection_endpoint', 'POST', 401],
       ['revocation_endpoint', 'POST', 401],
+      ['pushed_authorization_request_endpoint', 'POST', 401],
       ['userinfo_endpoint', 'GET', 401],
       ['end_session_endpoint', 'GET', 200],
       ['jwks_uri', 'GET', 200],

@@ -13,6 +13,7 @@ import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { formPostPage } from '../../shared/html.js';
 import { ConsentRequired, InvalidScope, LoginRequired, type OAuthError, RedirectableError, storeError } from '../oauth-errors.js';
+import { PushedRequests } from '../par/pushed-requests.js';
 import { RoleScopes } from '../roles/role-scopes.js';
 import type { ParamsWithRepeats } from '../params.js';
 import { BrowserSessions } from '../sessions/browser-session.js';
@@ -41,15 +42,18 @@ export class AuthorizeFlow {
     @Inject(Clock) private readonly clock: Clock,
     @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
     @Inject(RoleScopes) private readonly roleScopes: RoleScopes,
+    @Inject(PushedRequests) pushed: PushedRequests,
   ) {
-    this.checkServices = { directory, tokens };
+    this.checkServices = { directory, tokens, pushed };
   }
 
   private readonly checkServices: CheckServices;
 
   async start(tenantId: string, { params, repeated }: ParamsWithRepeats, cookieHeader: string | undefined, origin: RequestOrigin): Promise<FlowResult> {
     const tenant = await this.directory.requireTenant(tenantId);
-    const { request: checked, client } = await runBrowserChecks(CHECKS.authorize, { tenantId, tenant, params, repeated, request: {} }, this.checkServices);
+    // RFC 9126 §4: a request_uri stands for the whole request, pushed before.
+    const checks = params.request_uri !== undefined ? CHECKS.authorizeByReference : CHECKS.authorize;
+    const { request: checked, client } = await runBrowserChecks(checks, { tenantId, tenant, params, repeated, request: {}, origin }, this.checkServices);
     const request: AuthorizationRequest = {
       ...checked,
       startedAt: this.clock.seconds(),

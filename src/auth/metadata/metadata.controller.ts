@@ -63,6 +63,9 @@ export class MetadataController {
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
       authorization_response_iss_parameter_supported: true,
+      // PAR (RFC 9126 §5). request_uri_parameter_supported above stays false: only request_uri values from this endpoint are taken.
+      pushed_authorization_request_endpoint: `${issuer}/par`,
+      require_pushed_authorization_requests: tenant.requirePushedAuthorizationRequests === true,
     };
   }
 }

@@ -19,6 +19,8 @@ export interface BootstrapClient {
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   firstParty: boolean;
   idTokenSignedResponseAlg?: SigningAlg;
+  // PAR:
+  requirePushedAuthorizationRequests?: true;
 }
 
 export interface BootstrapUser {
@@ -44,7 +46,7 @@ export class BootstrapFileError extends Error {
   }
 }
 
-export const DEFAULT_TENANT_SETTINGS: Required<Omit<TenantSettings, 'operator' | 'keyRotationPeriod' | 'registrationEnabled'>> = {
+export const DEFAULT_TENANT_SETTINGS: Required<Omit<TenantSettings, 'operator' | 'keyRotationPeriod' | 'registrationEnabled' | 'requirePushedAuthorizationRequests'>> = {
   securityProfile: 'baseline',
   accessTokenTtl: 300,
   refreshTokenTtl: 14 * 24 * 3600,
@@ -134,7 +136,7 @@ class Reader implements FieldReader {
 
   tenant(v: unknown, path: string): BootstrapTenant {
     const n = this.object(v, path);
-    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'registration_enabled', 'operator', 'clients', 'users', ...ACCESS_FIELDS]);
+    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'registration_enabled', 'require_pushed_authorization_requests', 'operator', 'clients', 'users', ...ACCESS_FIELDS]);
     const d = DEFAULT_TENANT_SETTINGS;
     const operator = this.bool(n.operator, `${path}.operator`, false);
     return {
@@ -149,6 +151,7 @@ class Reader implements FieldReader {
         sessionIdleTimeout: this.seconds(n.session_idle_timeout, `${path}.session_idle_timeout`, d.sessionIdleTimeout),
         ...(n.key_rotation_period !== undefined ? { keyRotationPeriod: this.seconds(n.key_rotation_period, `${path}.key_rotation_period`, 0) } : {}),
         ...(this.bool(n.registration_enabled, `${path}.registration_enabled`, false) ? { registrationEnabled: true } : {}),
+        ...(this.bool(n.require_pushed_authorization_requests, `${path}.require_pushed_authorization_requests`, false) ? { requirePushedAuthorizationRequests: true } : {}),
         ...(operator ? { operator } : {}),
       },
       clients: this.array(n.clients ?? [], `${path}.clients`).map((c, i) => this.client(c, `${path}.clients[${i}]`)),
@@ -159,7 +162,7 @@ class Reader implements FieldReader {
 
   client(v: unknown, path: string): BootstrapClient {
     const n = this.object(v, path);
-    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg']);
+    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', 'require_pushed_authorization_requests']);
     const secret = this.optionalString(n.client_secret, `${path}.client_secret`);
     const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none'], secret ? 'client_secret_basic' : 'none');
     if (secret && secret.length < MIN_CLIENT_SECRET_LENGTH) this.fail(`${path}.client_secret`, `must be at least ${MIN_CLIENT_SECRET_LENGTH} characters (only a fast hash of it is kept)`);
@@ -184,6 +187,8 @@ class Reader implements FieldReader {
       ...(n.id_token_signed_response_alg !== undefined
         ? { idTokenSignedResponseAlg: this.oneOf<SigningAlg>(n.id_token_signed_response_alg, `${path}.id_token_signed_response_alg`, SIGNING_ALGS, 'ES256') }
         : {}),
+      // PAR:
+      ...(this.bool(n.require_pushed_authorization_requests, `${path}.require_pushed_authorization_requests`, false) ? { requirePushedAuthorizationRequests: true as const } : {}),
     };
   }
 

@@ -60,6 +60,11 @@ export class ClientDto {
   @IsOptional()
   @IsIn(SIGNING_ALGS)
   id_token_signed_response_alg?: string;
+
+  // PAR (RFC 9126 §6):
+  @IsOptional()
+  @IsBoolean()
+  require_pushed_authorization_requests?: boolean;
 }
 
 /** The registration a DTO describes, with the defaults of the bootstrap file for what it leaves out. */
@@ -75,6 +80,8 @@ export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientReg
     tokenEndpointAuthMethod: (dto.token_endpoint_auth_method ?? 'client_secret_basic') as TokenEndpointAuthMethod,
     firstParty: dto.first_party ?? false,
     ...(dto.id_token_signed_response_alg !== undefined ? { idTokenSignedResponseAlg: dto.id_token_signed_response_alg as SigningAlg } : {}),
+    // PAR:
+    ...(dto.require_pushed_authorization_requests ? { requirePushedAuthorizationRequests: true as const } : {}),
   };
 }
 
@@ -91,6 +98,8 @@ export function clientRepresentation(c: ClientView): Record<string, unknown> {
     token_endpoint_auth_method: c.tokenEndpointAuthMethod,
     first_party: c.firstParty,
     ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
+    // PAR:
+    ...(c.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
     ...(c.previousSecretValidUntil !== undefined ? { previous_secret_valid_until: c.previousSecretValidUntil } : {}),
     created_at: c.createdAt,
     updated_at: c.updatedAt ?? c.createdAt,

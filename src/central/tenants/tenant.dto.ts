@@ -53,6 +53,11 @@ export class TenantSettingsDto {
   @IsOptional()
   @IsBoolean()
   registration_enabled?: boolean;
+
+  // PAR (RFC 9126 §5):
+  @IsOptional()
+  @IsBoolean()
+  require_pushed_authorization_requests?: boolean;
 }
 
 /** A new tenant: its id and settings. */
@@ -86,6 +91,7 @@ const WIRE_NAMES: ReadonlyArray<[keyof TenantSettingsDto, keyof TenantDefaults]>
   ['session_idle_timeout', 'sessionIdleTimeout'],
   ['key_rotation_period', 'keyRotationPeriod'],
   ['registration_enabled', 'registrationEnabled'],
+  ['require_pushed_authorization_requests', 'requirePushedAuthorizationRequests'],
 ];
 
 /**
@@ -104,6 +110,7 @@ export function settingsOf(dto: TenantSettingsDto, defaults: TenantDefaults = {}
     sessionIdleTimeout: dto.session_idle_timeout ?? d.sessionIdleTimeout,
     ...((dto.key_rotation_period ?? d.keyRotationPeriod) !== undefined ? { keyRotationPeriod: dto.key_rotation_period ?? d.keyRotationPeriod } : {}),
     ...((dto.registration_enabled ?? d.registrationEnabled) ? { registrationEnabled: true } : {}),
+    ...((dto.require_pushed_authorization_requests ?? d.requirePushedAuthorizationRequests) ? { requirePushedAuthorizationRequests: true } : {}),
   };
 }
 
@@ -119,6 +126,7 @@ export function settingsRepresentation(t: TenantView): Record<string, unknown> {
     session_idle_timeout: t.sessionIdleTimeout,
     ...(t.keyRotationPeriod !== undefined ? { key_rotation_period: t.keyRotationPeriod } : {}),
     registration_enabled: t.registrationEnabled ?? false,
+    require_pushed_authorization_requests: t.requirePushedAuthorizationRequests ?? false,
   };
 }
 

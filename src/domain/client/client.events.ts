@@ -29,6 +29,9 @@ export interface ClientRegistration {
   firstParty: boolean;
   /** OpenID Connect Registration: how its ID tokens are signed; absent, with the tenant's own algorithm. */
   idTokenSignedResponseAlg?: SigningAlg;
+  // PAR (RFC 9126 §6):
+  /** Its authorization requests come only by `request_uri` from `/par`. */
+  requirePushedAuthorizationRequests?: true;
 }
 
 /** Schema version 2: `secretDigest` (version 1 had `secretHash: 'sha256:<base64url>'`; see client.upcasters.ts). */
@@ -55,7 +58,8 @@ export type ClientAuthenticationFailed = DomainEvent<
   {
     tenantId: string;
     clientId: string;
-    endpoint: 'token' | 'introspect' | 'revoke';
+    // 'par': PAR (RFC 9126 §2).
+    endpoint: 'token' | 'introspect' | 'revoke' | 'par';
     method: TokenEndpointAuthMethod;
     reason: 'wrong_secret' | 'wrong_method';
     /** Failures of this client left unrecorded since the last one recorded (beyond ten a minute). */

@@ -15,4 +15,6 @@ export const streams = {
   resourceIdentifier: (tenantId: string, identifier: string) => `resourceidentifier-${tenantId}.${identifier}`,
   permission: (tenantId: string, permissionId: string) => `permission-${tenantId}.${permissionId}`,
   role: (tenantId: string, roleId: string) => `role-${tenantId}.${roleId}`,
+  /** PAR: one pushed authorization request, named by its request_uri's SHA-256. */
+  pushedRequest: (tenantId: string, requestUriHash: string) => `par-${tenantId}.${requestUriHash}`,
 };

@@ -31,6 +31,9 @@ export interface TenantSettings {
   registrationEnabled?: boolean;
   /** The operator tenant: its tokens with the admin scopes act on every tenant (see the admin API). */
   operator?: boolean;
+  // PAR (RFC 9126 §5):
+  /** Every client of the tenant must push its authorization requests (`/par`); absent or false: only those that registered so. */
+  requirePushedAuthorizationRequests?: boolean;
 }
 
 /** Seven days. */

@@ -1,7 +1,7 @@
 import { redirectUriMatches } from '../../../domain/client/redirect-uri.js';
 import { InvalidRequest } from '../../oauth-errors.js';
 import { MAX_STATE_LENGTH, scopeList } from '../../params.js';
-import type { Check } from './check.js';
+import { type Check, trustRedirect } from './check.js';
 
 /**
  * RFC 6749 §3.1.2.3 lets a client with one registered redirect URI leave it out; OpenID
@@ -9,7 +9,7 @@ import type { Check } from './check.js';
  * a registered one exactly (RFC 9700 §4.1.3). Once it does, it is trusted: every later error
  * goes back to it (RFC 6749 §4.1.2.1), and this is the one place that says so.
  */
-export const checkRedirectUri: Check = (ctx, { directory }) => {
+export const checkRedirectUri: Check = (ctx, services) => {
   const { params, client } = ctx;
   if (params.redirect_uri === undefined && scopeList(params.scope)?.includes('openid')) {
     throw new InvalidRequest('redirect_uri is required in an OpenID Connect request');
@@ -23,5 +23,5 @@ export const checkRedirectUri: Check = (ctx, { directory }) => {
   // A `state` too long to take is not sent back either (the answer would be a URL that long).
   const state = (params.state?.length ?? 0) <= MAX_STATE_LENGTH && !ctx.repeated.includes('state') ? params.state : undefined;
   const responseMode = params.response_mode === 'form_post' ? 'form_post' : 'query';
-  ctx.trusted = { redirectUri, responseMode, state, iss: directory.issuer(ctx.tenantId) };
+  trustRedirect(ctx, services, { redirectUri, responseMode, state });
 };

@@ -2,6 +2,8 @@ import type { ClientView } from '../../../../projections/clients.projection.js';
 import type { TenantView } from '../../../../projections/tenants.projection.js';
 import type { Directory } from '../../../shared/directory.js';
 import type { Params } from '../../params.js';
+import type { RequestOrigin } from '../../../infrastructure/event-store/event-store.port.js';
+import type { PushedRequests } from '../../par/pushed-requests.js';
 import type { TokenIssuer } from '../../tokens/token-issuer.js';
 import type { AuthorizationRequest } from '../interaction.js';
 
@@ -32,13 +34,24 @@ export interface CheckContext {
   trusted?: TrustedRedirect;
   /** What the checks have decided, field by field. */
   request: Partial<CheckedRequest>;
+  /** The HTTP request's, for the events a check appends (a pushed request's use). */
+  origin: RequestOrigin;
 }
 
 /** What the checks may ask the server. */
 export interface CheckServices {
   directory: Directory;
   tokens: TokenIssuer;
+  pushed: PushedRequests;
 }
 
 /** One rule of the authorization request: throws the OAuthError it finds, or records what it decided. */
 export type Check = (ctx: CheckContext, services: CheckServices) => void | Promise<void>;
+
+/**
+ * Records that errors may go back to the client from now on (RFC 6749 §4.1.2.1): called by
+ * the check that establishes the redirect URI, and by nothing else.
+ */
+export function trustRedirect(ctx: CheckContext, services: CheckServices, redirect: Omit<TrustedRedirect, 'iss'>): void {
+  ctx.trusted = { ...redirect, iss: services.directory.issuer(ctx.tenantId) };
+}

@@ -5,8 +5,11 @@ import { checkAnswerRoute } from './check-answer-route.js';
 import { checkClient } from './check-client.js';
 import { checkIdTokenHint } from './check-id-token-hint.js';
 import { checkLengths } from './check-lengths.js';
+import { checkNoRequestUri } from './check-no-request-uri.js';
+import { checkParRequired } from './check-par-required.js';
 import { checkPkce } from './check-pkce.js';
 import { checkPrompt } from './check-prompt.js';
+import { checkPushedRequest, checkReferenceRepeats } from './check-pushed-request.js';
 import { checkRedirectUri } from './check-redirect-uri.js';
 import { checkRepeated } from './check-repeated.js';
 import { checkRequestParameters } from './check-request-parameters.js';
@@ -17,14 +20,34 @@ import { checkScope } from './check-scope.js';
 export type { CheckContext, CheckedRequest, CheckServices } from './check.js';
 
 /**
- * The checks of an authorization request, per entry point, in the order they run. Until
- * check-redirect-uri trusts the redirect URI, an error is the user's (a page at /authorize);
- * after, the client's.
+ * The checks of an authorization request, per entry point, in the order they run. Until a
+ * check trusts the redirect URI (check-redirect-uri, check-pushed-request), an error at
+ * /authorize is the user's (a page); after, the client's. At /par every error is the client's
+ * JSON answer (RFC 9126 §2.3).
  */
 export const CHECKS = {
+  /** /authorize with the request's parameters. */
   authorize: [
     checkAnswerRoute,
     checkClient,
+    checkRedirectUri,
+    checkParRequired,
+    checkResponseMode,
+    checkRepeated,
+    checkLengths,
+    checkRequestParameters,
+    checkResponseType,
+    checkPkce,
+    checkScope,
+    checkPrompt,
+    checkIdTokenHint,
+  ],
+  /** /authorize with `client_id` and the `request_uri` of a pushed request (RFC 9126 §4). */
+  authorizeByReference: [checkReferenceRepeats, checkClient, checkPushedRequest],
+  /** /par, the client authenticated (RFC 9126 §2.1): the checks of /authorize, but for the one a pushed request must not carry. */
+  par: [
+    checkClient,
+    checkNoRequestUri,
     checkRedirectUri,
     checkResponseMode,
     checkRepeated,

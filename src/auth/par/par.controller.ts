@@ -1,0 +1,51 @@
+import { Controller, Header, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Directory } from '../../shared/directory.js';
+import { originOf } from '../../shared/request-origin.js';
+import { CHECKS, type CheckServices, runChecks } from '../authorize/checks/index.js';
+import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
+import { requireClientOrigin } from '../cors.js';
+import { authorizationOf, formParams } from '../form-request.js';
+import { TokenIssuer } from '../tokens/token-issuer.js';
+import { PushedRequests } from './pushed-requests.js';
+
+/** RFC 9126 §2.2: the answer to a pushed authorization request. */
+export interface PushedAuthorizationResponse {
+  request_uri: string;
+  expires_in: number;
+}
+
+/**
+ * The pushed authorization request endpoint (RFC 9126): the client authenticates as at the
+ * token endpoint (§2: public clients push too), its request passes the checks of /authorize,
+ * and it gets a single-use `request_uri` to send the browser to /authorize with.
+ */
+@Controller(':tenant')
+export class ParController {
+  private readonly checkServices: CheckServices;
+
+  constructor(
+    @Inject(Directory) private readonly directory: Directory,
+    @Inject(ClientAuthenticator) private readonly clients: ClientAuthenticator,
+    @Inject(PushedRequests) private readonly pushed: PushedRequests,
+    @Inject(TokenIssuer) tokens: TokenIssuer,
+  ) {
+    this.checkServices = { directory, tokens, pushed };
+  }
+
+  @Post('par')
+  @HttpCode(201)
+  @Header('cache-control', 'no-store')
+  async push(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<PushedAuthorizationResponse> {
+    const tenant = await this.directory.requireTenant(tenantId);
+    const params = formParams(req);
+    const origin = originOf(req);
+    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: true, endpoint: 'par', origin });
+    requireClientOrigin(req, reply, client, true);
+    // RFC 9126 §2.3: every error is the client's, as JSON (the request has no browser yet).
+    const { request } = await runChecks(CHECKS.par, { tenantId, tenant, client, params, repeated: [], request: {}, origin }, this.checkServices);
+    const { tenantId: _tenant, clientId: _client, ...content } = request;
+    const { requestUri, expiresIn } = await this.pushed.push(tenantId, client.clientId, content, origin);
+    return { request_uri: requestUri, expires_in: expiresIn };
+  }
+}
