@@ -1,3 +1,4 @@
+import type { ClientJwks } from '../src/domain/client/client-jwks.js';
 import type { SecretDigest } from '../src/domain/client/client.events.js';
 import type { SigningAlg } from '../src/domain/tenant/tenant.events.js';
 import type { Projection } from './projection.js';
@@ -22,6 +23,10 @@ export interface ClientView {
   idTokenSignedResponseAlg?: SigningAlg;
   // PAR (RFC 9126 §6):
   requirePushedAuthorizationRequests?: true;
+  // JAR (RFC 9101 §10.5):
+  jwks?: ClientJwks;
+  requestObjectSigningAlg?: string;
+  requireSignedRequestObject?: true;
   createdAt: string;
   updatedAt: string;
   /** The revision of the client's stream this document shows: its ETag in the admin API. */

@@ -11,6 +11,7 @@ import { LogoutController } from './logout/logout.controller.js';
 import { MetadataController } from './metadata/metadata.controller.js';
 import { ParController } from './par/par.controller.js';
 import { PushedRequests } from './par/pushed-requests.js';
+import { RequestObjects } from './request-object/request-objects.js';
 import { RevokeController } from './revoke/revoke.controller.js';
 import { BrowserSessions } from './sessions/browser-session.js';
 import { Refusals, SessionCommands } from './sessions/session-commands.js';
@@ -41,6 +42,7 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     TokenIssuer,
     TokenInspector,
     PushedRequests,
+    RequestObjects,
   ],
   exports: [AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes],
 })

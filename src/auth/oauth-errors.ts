@@ -74,14 +74,6 @@ export class ConsentRequired extends OAuthError {
   readonly code = 'consent_required';
   readonly status = 400;
 }
-export class RequestNotSupported extends OAuthError {
-  readonly code = 'request_not_supported';
-  readonly status = 400;
-}
-export class RequestUriNotSupported extends OAuthError {
-  readonly code = 'request_uri_not_supported';
-  readonly status = 400;
-}
 /** RFC 9101 §6.2: the `request_uri` is unknown, expired, used or another client's. */
 export class InvalidRequestUri extends OAuthError {
   readonly code = 'invalid_request_uri';

@@ -87,7 +87,8 @@ describe('discovery documents', () => {
     expect(as.response_types_supported).toEqual(['code']);
     expect([...as.response_modes_supported!].sort()).toEqual(['form_post', 'query']);
     expect(as.authorization_response_iss_parameter_supported).toBe(true);
-    expect(as.request_parameter_supported).toBe(false);
+    expect(as.request_parameter_supported).toBe(true);
+    expect(as.request_object_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
     expect(as.request_uri_parameter_supported).toBe(false);
     expect([...as.token_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
     // Public clients cannot introspect (see introspect.e2e-spec.ts) but may revoke their own tokens (revoke.e2e-spec.ts).

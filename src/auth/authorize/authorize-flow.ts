@@ -14,6 +14,7 @@ import { Directory } from '../../shared/directory.js';
 import { formPostPage } from '../../shared/html.js';
 import { ConsentRequired, InvalidScope, LoginRequired, type OAuthError, RedirectableError, storeError } from '../oauth-errors.js';
 import { PushedRequests } from '../par/pushed-requests.js';
+import { RequestObjects } from '../request-object/request-objects.js';
 import { RoleScopes } from '../roles/role-scopes.js';
 import type { ParamsWithRepeats } from '../params.js';
 import { BrowserSessions } from '../sessions/browser-session.js';
@@ -43,8 +44,9 @@ export class AuthorizeFlow {
     @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
     @Inject(RoleScopes) private readonly roleScopes: RoleScopes,
     @Inject(PushedRequests) pushed: PushedRequests,
+    @Inject(RequestObjects) requestObjects: RequestObjects,
   ) {
-    this.checkServices = { directory, tokens, pushed };
+    this.checkServices = { directory, tokens, pushed, requestObjects };
   }
 
   private readonly checkServices: CheckServices;

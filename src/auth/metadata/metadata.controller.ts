@@ -1,4 +1,5 @@
 import { Controller, Get, Head, Header, Inject, Param } from '@nestjs/common';
+import { REQUEST_OBJECT_ALGS } from '../../domain/client/client-jwks.js';
 import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { Directory } from '../../shared/directory.js';
 import { SUPPORTED_SCOPES, STANDARD_CLAIMS } from '../scopes.js';
@@ -60,7 +61,9 @@ export class MetadataController {
       prompt_values_supported: ['none', 'login', 'consent'],
       claims_supported: STANDARD_CLAIMS,
       claims_parameter_supported: false,
-      request_parameter_supported: false,
+      // JAR (RFC 9101 §10.5): request objects by value, verified with the client's jwks.
+      request_parameter_supported: true,
+      request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
       request_uri_parameter_supported: false,
       authorization_response_iss_parameter_supported: true,
       // PAR (RFC 9126 §5). request_uri_parameter_supported above stays false: only request_uri values from this endpoint are taken.

@@ -6,6 +6,7 @@ import { CHECKS, type CheckServices, runChecks } from '../authorize/checks/index
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
 import { requireClientOrigin } from '../cors.js';
 import { authorizationOf, formParams } from '../form-request.js';
+import { RequestObjects } from '../request-object/request-objects.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
 import { PushedRequests } from './pushed-requests.js';
 
@@ -29,8 +30,9 @@ export class ParController {
     @Inject(ClientAuthenticator) private readonly clients: ClientAuthenticator,
     @Inject(PushedRequests) private readonly pushed: PushedRequests,
     @Inject(TokenIssuer) tokens: TokenIssuer,
+    @Inject(RequestObjects) requestObjects: RequestObjects,
   ) {
-    this.checkServices = { directory, tokens, pushed };
+    this.checkServices = { directory, tokens, pushed, requestObjects };
   }
 
   @Post('par')

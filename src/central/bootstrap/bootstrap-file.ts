@@ -3,6 +3,7 @@ import { MIN_CLIENT_SECRET_LENGTH } from '../commands/create-client.command.js';
 import { passwordProblem } from '../passwords/password-policy.js';
 import { parse as parseYaml } from 'yaml';
 import type { GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
+import { type ClientJwks, REQUEST_OBJECT_ALGS } from '../../domain/client/client-jwks.js';
 import { DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_AGE, SIGNING_ALGS, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
 import type { UserClaims } from '../../domain/user/user.events.js';
 import { ACCESS_FIELDS, type BootstrapAccess, type FieldReader, readAccess } from './bootstrap-access.js';
@@ -21,6 +22,10 @@ export interface BootstrapClient {
   idTokenSignedResponseAlg?: SigningAlg;
   // PAR:
   requirePushedAuthorizationRequests?: true;
+  // JAR (the keys are checked by the client decider):
+  jwks?: ClientJwks;
+  requestObjectSigningAlg?: string;
+  requireSignedRequestObject?: true;
 }
 
 export interface BootstrapUser {
@@ -162,7 +167,7 @@ class Reader implements FieldReader {
 
   client(v: unknown, path: string): BootstrapClient {
     const n = this.object(v, path);
-    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', 'require_pushed_authorization_requests']);
+    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', 'require_pushed_authorization_requests', 'jwks', 'request_object_signing_alg', 'require_signed_request_object']);
     const secret = this.optionalString(n.client_secret, `${path}.client_secret`);
     const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none'], secret ? 'client_secret_basic' : 'none');
     if (secret && secret.length < MIN_CLIENT_SECRET_LENGTH) this.fail(`${path}.client_secret`, `must be at least ${MIN_CLIENT_SECRET_LENGTH} characters (only a fast hash of it is kept)`);
@@ -189,6 +194,12 @@ class Reader implements FieldReader {
         : {}),
       // PAR:
       ...(this.bool(n.require_pushed_authorization_requests, `${path}.require_pushed_authorization_requests`, false) ? { requirePushedAuthorizationRequests: true as const } : {}),
+      // JAR:
+      ...(n.jwks !== undefined ? { jwks: this.object(n.jwks, `${path}.jwks`) as unknown as ClientJwks } : {}),
+      ...(n.request_object_signing_alg !== undefined
+        ? { requestObjectSigningAlg: this.oneOf<string>(n.request_object_signing_alg, `${path}.request_object_signing_alg`, REQUEST_OBJECT_ALGS, 'ES256') }
+        : {}),
+      ...(this.bool(n.require_signed_request_object, `${path}.require_signed_request_object`, false) ? { requireSignedRequestObject: true as const } : {}),
     };
   }
 

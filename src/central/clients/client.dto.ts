@@ -1,6 +1,7 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { ClientView } from '../../../projections/clients.projection.js';
 import type { ClientRegistration, GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
+import { type ClientJwks, REQUEST_OBJECT_ALGS } from '../../domain/client/client-jwks.js';
 import { SIGNING_ALGS, type SigningAlg } from '../../domain/tenant/tenant.events.js';
 
 const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
@@ -65,6 +66,19 @@ export class ClientDto {
   @IsOptional()
   @IsBoolean()
   require_pushed_authorization_requests?: boolean;
+
+  // JAR (RFC 9101 §10.5; the keys are checked by the client decider):
+  @IsOptional()
+  @IsObject()
+  jwks?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsIn(REQUEST_OBJECT_ALGS)
+  request_object_signing_alg?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  require_signed_request_object?: boolean;
 }
 
 /** The registration a DTO describes, with the defaults of the bootstrap file for what it leaves out. */
@@ -82,6 +96,10 @@ export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientReg
     ...(dto.id_token_signed_response_alg !== undefined ? { idTokenSignedResponseAlg: dto.id_token_signed_response_alg as SigningAlg } : {}),
     // PAR:
     ...(dto.require_pushed_authorization_requests ? { requirePushedAuthorizationRequests: true as const } : {}),
+    // JAR:
+    ...(dto.jwks !== undefined ? { jwks: dto.jwks as unknown as ClientJwks } : {}),
+    ...(dto.request_object_signing_alg !== undefined ? { requestObjectSigningAlg: dto.request_object_signing_alg } : {}),
+    ...(dto.require_signed_request_object ? { requireSignedRequestObject: true as const } : {}),
   };
 }
 
@@ -100,6 +118,10 @@ export function clientRepresentation(c: ClientView): Record<string, unknown> {
     ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
     // PAR:
     ...(c.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
+    // JAR:
+    ...(c.jwks !== undefined ? { jwks: c.jwks } : {}),
+    ...(c.requestObjectSigningAlg !== undefined ? { request_object_signing_alg: c.requestObjectSigningAlg } : {}),
+    ...(c.requireSignedRequestObject ? { require_signed_request_object: true } : {}),
     ...(c.previousSecretValidUntil !== undefined ? { previous_secret_valid_until: c.previousSecretValidUntil } : {}),
     created_at: c.createdAt,
     updated_at: c.updatedAt ?? c.createdAt,

@@ -3,6 +3,7 @@ import { DomainError } from '../shared/domain-error.js';
 import { SIGNING_ALGS } from '../tenant/tenant.events.js';
 import type { ClientEvent, ClientRegistration, SecretDigest } from './client.events.js';
 import { validateRedirectUri } from './redirect-uri.js';
+import { jwksProblem, REQUEST_OBJECT_ALGS } from './client-jwks.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
@@ -39,6 +40,13 @@ function validate(r: ClientRegistration): void {
   if (r.grantTypes.includes('authorization_code') && r.redirectUris.length === 0) fail('authorization_code needs at least one redirect URI');
   if (r.responseTypes.some((t) => t !== 'code')) fail('only response type "code" is supported');
   if (r.idTokenSignedResponseAlg !== undefined && !SIGNING_ALGS.includes(r.idTokenSignedResponseAlg)) fail(`unsupported id_token_signed_response_alg ${r.idTokenSignedResponseAlg}`);
+  // JAR:
+  if (r.jwks !== undefined) {
+    const problem = jwksProblem(r.jwks);
+    if (problem) fail(problem);
+  }
+  if (r.requestObjectSigningAlg !== undefined && !(REQUEST_OBJECT_ALGS as readonly string[]).includes(r.requestObjectSigningAlg)) fail(`unsupported request_object_signing_alg ${r.requestObjectSigningAlg}`);
+  if (r.requireSignedRequestObject && !r.jwks) fail('require_signed_request_object needs jwks to verify the request objects with');
   r.redirectUris.forEach(validateRedirectUri);
   r.postLogoutRedirectUris.forEach(validateRedirectUri);
 }

@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../shared/decider.js';
 import type { SigningAlg } from '../tenant/tenant.events.js';
+import type { ClientJwks } from './client-jwks.js';
 
 export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
@@ -32,6 +33,13 @@ export interface ClientRegistration {
   // PAR (RFC 9126 §6):
   /** Its authorization requests come only by `request_uri` from `/par`. */
   requirePushedAuthorizationRequests?: true;
+  // JAR (RFC 9101 §10.5; RFC 7591 §2 `jwks`):
+  /** Its public keys: what its request objects are verified with. */
+  jwks?: ClientJwks;
+  /** The one algorithm its request objects may be signed with; absent, any of REQUEST_OBJECT_ALGS. */
+  requestObjectSigningAlg?: string;
+  /** Its authorization requests come only as signed request objects (`request`). */
+  requireSignedRequestObject?: true;
 }
 
 /** Schema version 2: `secretDigest` (version 1 had `secretHash: 'sha256:<base64url>'`; see client.upcasters.ts). */

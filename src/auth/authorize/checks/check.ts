@@ -4,6 +4,7 @@ import type { Directory } from '../../../shared/directory.js';
 import type { Params } from '../../params.js';
 import type { RequestOrigin } from '../../../infrastructure/event-store/event-store.port.js';
 import type { PushedRequests } from '../../par/pushed-requests.js';
+import type { RequestObjects } from '../../request-object/request-objects.js';
 import type { TokenIssuer } from '../../tokens/token-issuer.js';
 import type { AuthorizationRequest } from '../interaction.js';
 
@@ -22,6 +23,7 @@ export type CheckedRequest = Omit<AuthorizationRequest, 'startedAt' | 'browserNo
 export interface CheckContext {
   tenantId: string;
   tenant: TenantView;
+  /** The request's parameters; a request object's once check-request-object has verified it. */
   params: Params;
   /** The parameters sent more than once (RFC 6749 §3.1). */
   repeated: string[];
@@ -34,6 +36,8 @@ export interface CheckContext {
   trusted?: TrustedRedirect;
   /** What the checks have decided, field by field. */
   request: Partial<CheckedRequest>;
+  /** Set when the parameters are those of a verified request object (JAR). */
+  signed?: true;
   /** The HTTP request's, for the events a check appends (a pushed request's use). */
   origin: RequestOrigin;
 }
@@ -43,6 +47,7 @@ export interface CheckServices {
   directory: Directory;
   tokens: TokenIssuer;
   pushed: PushedRequests;
+  requestObjects: RequestObjects;
 }
 
 /** One rule of the authorization request: throws the OAuthError it finds, or records what it decided. */

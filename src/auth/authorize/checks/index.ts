@@ -12,7 +12,8 @@ import { checkPrompt } from './check-prompt.js';
 import { checkPushedRequest, checkReferenceRepeats } from './check-pushed-request.js';
 import { checkRedirectUri } from './check-redirect-uri.js';
 import { checkRepeated } from './check-repeated.js';
-import { checkRequestParameters } from './check-request-parameters.js';
+import { checkRegistration } from './check-registration.js';
+import { checkRequestObject, checkSignedRequired } from './check-request-object.js';
 import { checkResponseMode } from './check-response-mode.js';
 import { checkResponseType } from './check-response-type.js';
 import { checkScope } from './check-scope.js';
@@ -30,12 +31,14 @@ export const CHECKS = {
   authorize: [
     checkAnswerRoute,
     checkClient,
+    checkRequestObject,
     checkRedirectUri,
     checkParRequired,
+    checkSignedRequired,
     checkResponseMode,
     checkRepeated,
     checkLengths,
-    checkRequestParameters,
+    checkRegistration,
     checkResponseType,
     checkPkce,
     checkScope,
@@ -48,11 +51,13 @@ export const CHECKS = {
   par: [
     checkClient,
     checkNoRequestUri,
+    checkRequestObject,
     checkRedirectUri,
+    checkSignedRequired,
     checkResponseMode,
     checkRepeated,
     checkLengths,
-    checkRequestParameters,
+    checkRegistration,
     checkResponseType,
     checkPkce,
     checkScope,
