@@ -27,6 +27,8 @@ export interface ClientView {
   jwks?: ClientJwks;
   requestObjectSigningAlg?: string;
   requireSignedRequestObject?: true;
+  // JARM §3:
+  authorizationSignedResponseAlg?: SigningAlg;
   createdAt: string;
   updatedAt: string;
   /** The revision of the client's stream this document shows: its ETag in the admin API. */

@@ -4,6 +4,7 @@ import { AssetsController } from './assets/assets.controller.js';
 import { AuthorizeController } from './authorize/authorize.controller.js';
 import { AuthorizeFlow } from './authorize/authorize-flow.js';
 import { Interactions } from './authorize/interaction.js';
+import { Jarm } from './authorize/jarm.js';
 import { ClientAuthenticator } from './client-auth/client-authenticator.js';
 import { IntrospectController } from './introspect/introspect.controller.js';
 import { JwksController } from './jwks/jwks.controller.js';
@@ -43,6 +44,7 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     TokenInspector,
     PushedRequests,
     RequestObjects,
+    Jarm,
   ],
   exports: [AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes],
 })

@@ -158,7 +158,8 @@ export class RedirectableError extends Error {
   constructor(
     readonly error: OAuthError,
     /** Where the error goes, and the cookies to set on the way (a spent sign-in request's, cleared). */
-    readonly redirect: { redirectUri: string; responseMode: 'query' | 'form_post'; state?: string; iss: string; cookies?: string[] },
+    /** `response`: the error signed as a JWT (JARM), sent alone in place of the fields. */
+    readonly redirect: { redirectUri: string; responseMode: 'query' | 'form_post'; state?: string; iss: string; cookies?: string[]; response?: string },
   ) {
     super(error.description);
   }

@@ -85,7 +85,8 @@ describe('discovery documents', () => {
     expect(as.grant_types_supported).not.toContain('implicit');
     expect(as.grant_types_supported).not.toContain('password');
     expect(as.response_types_supported).toEqual(['code']);
-    expect([...as.response_modes_supported!].sort()).toEqual(['form_post', 'query']);
+    expect([...as.response_modes_supported!].sort()).toEqual(['form_post', 'form_post.jwt', 'jwt', 'query', 'query.jwt']);
+    expect(as.authorization_signing_alg_values_supported).toEqual(['RS256', 'ES256', 'EdDSA']);
     expect(as.authorization_response_iss_parameter_supported).toBe(true);
     expect(as.request_parameter_supported).toBe(true);
     expect(as.request_object_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);

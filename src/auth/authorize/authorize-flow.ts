@@ -22,6 +22,7 @@ import { mintArtefact, SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
 import { CHECKS, type CheckServices, runBrowserChecks } from './checks/index.js';
 import { type FlowResult, originSource } from './flow-result.js';
+import { isJwtMode, Jarm, transportOf } from './jarm.js';
 import { type AuthorizationRequest, interactionCookie, Interactions } from './interaction.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 
@@ -45,8 +46,9 @@ export class AuthorizeFlow {
     @Inject(RoleScopes) private readonly roleScopes: RoleScopes,
     @Inject(PushedRequests) pushed: PushedRequests,
     @Inject(RequestObjects) requestObjects: RequestObjects,
+    @Inject(Jarm) private readonly jarm: Jarm,
   ) {
-    this.checkServices = { directory, tokens, pushed, requestObjects };
+    this.checkServices = { directory, tokens, pushed, requestObjects, jarm };
   }
 
   private readonly checkServices: CheckServices;
@@ -78,19 +80,19 @@ export class AuthorizeFlow {
     // Only the user an id_token_hint names may answer: another user's session counts as none,
     // and another user who has just signed in is refused (OpenID Connect Core §3.1.2.1).
     const otherUser = session !== undefined && request.hintSubject !== undefined && session.userId !== request.hintSubject;
-    if (otherUser && freshLogin) throw this.toClient(request, new LoginRequired('the user who signed in is not the one id_token_hint names'));
+    if (otherUser && freshLogin) throw await this.toClient(request, new LoginRequired('the user who signed in is not the one id_token_hint names'));
     const needsLogin = !session || otherUser || (reauthenticate && !freshLogin);
     if (needsLogin) {
-      if (request.prompt.includes('none')) throw this.toClient(request, new LoginRequired('the user is not signed in'));
+      if (request.prompt.includes('none')) throw await this.toClient(request, new LoginRequired('the user is not signed in'));
       return this.interaction(`${tenantPath}/login`, request);
     }
     const user = await this.aggregates.load(streams.user(tenant.tenantId, session.userId), userDecider);
     const scope = await this.roleScopes.forRoles(tenant.tenantId, user.state.roles ?? [], request.scope);
-    if (scope.length === 0) throw this.toClient(request, new InvalidScope('none of the requested scopes is allowed for this user'));
+    if (scope.length === 0) throw await this.toClient(request, new InvalidScope('none of the requested scopes is allowed for this user'));
     if (scope.length !== request.scope.length) request = { ...request, scope };
     const consentNeeded = (!client.firstParty && !hasConsent(user.state, client.clientId, request.scope)) || (request.prompt.includes('consent') && !request.consented);
     if (consentNeeded) {
-      if (request.prompt.includes('none')) throw this.toClient(request, new ConsentRequired('the user has not allowed this client'));
+      if (request.prompt.includes('none')) throw await this.toClient(request, new ConsentRequired('the user has not allowed this client'));
       return this.interaction(`${tenantPath}/consent`, request);
     }
     const code = mintArtefact(session.sessionId);
@@ -113,10 +115,10 @@ export class AuthorizeFlow {
       { kind: 'IssueCode', code: issued },
       `user:${session.userId}`,
       { origin },
-    ).catch((e: unknown) => {
+    ).catch(async (e: unknown) => {
       // RFC 6749 §4.1.2.1: a 503 cannot travel in a redirect; temporarily_unavailable (or server_error) can.
       const failure = storeError(e);
-      throw failure ? this.toClient(request, failure) : e;
+      throw failure ? await this.toClient(request, failure) : e;
     });
     return this.answer(request, { code: code.value, state: request.state, iss: tenantPath });
   }
@@ -125,9 +127,13 @@ export class AuthorizeFlow {
    * The error sent back to the client's redirect URI. A request that went through the login or
    * consent page (`spent`, or signed in or consented on the way) is spent: its cookie goes too.
    */
-  toClient(request: AuthorizationRequest, error: OAuthError, spent = false): RedirectableError {
+  async toClient(request: AuthorizationRequest, error: OAuthError, spent = false): Promise<RedirectableError> {
     const cookies = this.spentCookies(request, spent);
-    return new RedirectableError(error, { redirectUri: request.redirectUri, responseMode: request.responseMode, state: request.state, iss: this.directory.issuer(request.tenantId), cookies });
+    const redirect = { redirectUri: request.redirectUri, responseMode: transportOf(request.responseMode), state: request.state, iss: this.directory.issuer(request.tenantId), cookies };
+    if (!isJwtMode(request.responseMode)) return new RedirectableError(error, redirect);
+    // JARM §2.4: errors travel signed too.
+    const response = await this.jarm.response(request.tenantId, request.clientId, { error: error.code, error_description: error.description, state: request.state });
+    return new RedirectableError(error, { ...redirect, response });
   }
 
   private spentCookies(request: AuthorizationRequest, spent = false): string[] {
@@ -139,9 +145,11 @@ export class AuthorizeFlow {
     return { kind: 'redirect', location, cookies: [this.browser.cookie(request.tenantId, interactionCookie(request), request.browserNonce, 600)] };
   }
 
-  private answer(request: AuthorizationRequest, fields: Record<string, string | undefined>): FlowResult {
+  private async answer(request: AuthorizationRequest, response: Record<string, string | undefined>): Promise<FlowResult> {
     const cookies = this.spentCookies(request);
-    if (request.responseMode === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), cookies, framable: true, formAction: originSource(request.redirectUri) };
+    // JARM §2.3: the parameters travel as one signed JWT, `response`.
+    const fields = isJwtMode(request.responseMode) ? { response: await this.jarm.response(request.tenantId, request.clientId, response) } : response;
+    if (transportOf(request.responseMode) === 'form_post') return { kind: 'html', status: 200, body: formPostPage(request.redirectUri, fields), cookies, framable: true, formAction: originSource(request.redirectUri) };
     return { kind: 'redirect', location: withResponseParams(request.redirectUri, fields), cookies };
   }
 }

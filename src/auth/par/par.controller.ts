@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Directory } from '../../shared/directory.js';
 import { originOf } from '../../shared/request-origin.js';
 import { CHECKS, type CheckServices, runChecks } from '../authorize/checks/index.js';
+import { Jarm } from '../authorize/jarm.js';
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
 import { requireClientOrigin } from '../cors.js';
 import { authorizationOf, formParams } from '../form-request.js';
@@ -31,8 +32,9 @@ export class ParController {
     @Inject(PushedRequests) private readonly pushed: PushedRequests,
     @Inject(TokenIssuer) tokens: TokenIssuer,
     @Inject(RequestObjects) requestObjects: RequestObjects,
+    @Inject(Jarm) jarm: Jarm,
   ) {
-    this.checkServices = { directory, tokens, pushed, requestObjects };
+    this.checkServices = { directory, tokens, pushed, requestObjects, jarm };
   }
 
   @Post('par')

@@ -26,6 +26,8 @@ export interface BootstrapClient {
   jwks?: ClientJwks;
   requestObjectSigningAlg?: string;
   requireSignedRequestObject?: true;
+  // JARM:
+  authorizationSignedResponseAlg?: SigningAlg;
 }
 
 export interface BootstrapUser {
@@ -167,7 +169,7 @@ class Reader implements FieldReader {
 
   client(v: unknown, path: string): BootstrapClient {
     const n = this.object(v, path);
-    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', 'require_pushed_authorization_requests', 'jwks', 'request_object_signing_alg', 'require_signed_request_object']);
+    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', 'require_pushed_authorization_requests', 'jwks', 'request_object_signing_alg', 'require_signed_request_object', 'authorization_signed_response_alg']);
     const secret = this.optionalString(n.client_secret, `${path}.client_secret`);
     const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none'], secret ? 'client_secret_basic' : 'none');
     if (secret && secret.length < MIN_CLIENT_SECRET_LENGTH) this.fail(`${path}.client_secret`, `must be at least ${MIN_CLIENT_SECRET_LENGTH} characters (only a fast hash of it is kept)`);
@@ -200,6 +202,10 @@ class Reader implements FieldReader {
         ? { requestObjectSigningAlg: this.oneOf<string>(n.request_object_signing_alg, `${path}.request_object_signing_alg`, REQUEST_OBJECT_ALGS, 'ES256') }
         : {}),
       ...(this.bool(n.require_signed_request_object, `${path}.require_signed_request_object`, false) ? { requireSignedRequestObject: true as const } : {}),
+      // JARM:
+      ...(n.authorization_signed_response_alg !== undefined
+        ? { authorizationSignedResponseAlg: this.oneOf<SigningAlg>(n.authorization_signed_response_alg, `${path}.authorization_signed_response_alg`, SIGNING_ALGS, 'RS256') }
+        : {}),
     };
   }
 

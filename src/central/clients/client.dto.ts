@@ -79,6 +79,11 @@ export class ClientDto {
   @IsOptional()
   @IsBoolean()
   require_signed_request_object?: boolean;
+
+  // JARM §3:
+  @IsOptional()
+  @IsIn(SIGNING_ALGS)
+  authorization_signed_response_alg?: string;
 }
 
 /** The registration a DTO describes, with the defaults of the bootstrap file for what it leaves out. */
@@ -100,6 +105,8 @@ export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientReg
     ...(dto.jwks !== undefined ? { jwks: dto.jwks as unknown as ClientJwks } : {}),
     ...(dto.request_object_signing_alg !== undefined ? { requestObjectSigningAlg: dto.request_object_signing_alg } : {}),
     ...(dto.require_signed_request_object ? { requireSignedRequestObject: true as const } : {}),
+    // JARM:
+    ...(dto.authorization_signed_response_alg !== undefined ? { authorizationSignedResponseAlg: dto.authorization_signed_response_alg as SigningAlg } : {}),
   };
 }
 
@@ -122,6 +129,8 @@ export function clientRepresentation(c: ClientView): Record<string, unknown> {
     ...(c.jwks !== undefined ? { jwks: c.jwks } : {}),
     ...(c.requestObjectSigningAlg !== undefined ? { request_object_signing_alg: c.requestObjectSigningAlg } : {}),
     ...(c.requireSignedRequestObject ? { require_signed_request_object: true } : {}),
+    // JARM:
+    ...(c.authorizationSignedResponseAlg !== undefined ? { authorization_signed_response_alg: c.authorizationSignedResponseAlg } : {}),
     ...(c.previousSecretValidUntil !== undefined ? { previous_secret_valid_until: c.previousSecretValidUntil } : {}),
     created_at: c.createdAt,
     updated_at: c.updatedAt ?? c.createdAt,

@@ -47,6 +47,8 @@ function validate(r: ClientRegistration): void {
   }
   if (r.requestObjectSigningAlg !== undefined && !(REQUEST_OBJECT_ALGS as readonly string[]).includes(r.requestObjectSigningAlg)) fail(`unsupported request_object_signing_alg ${r.requestObjectSigningAlg}`);
   if (r.requireSignedRequestObject && !r.jwks) fail('require_signed_request_object needs jwks to verify the request objects with');
+  // JARM:
+  if (r.authorizationSignedResponseAlg !== undefined && !SIGNING_ALGS.includes(r.authorizationSignedResponseAlg)) fail(`unsupported authorization_signed_response_alg ${r.authorizationSignedResponseAlg}`);
   r.redirectUris.forEach(validateRedirectUri);
   r.postLogoutRedirectUris.forEach(validateRedirectUri);
 }

@@ -40,6 +40,9 @@ export interface ClientRegistration {
   requestObjectSigningAlg?: string;
   /** Its authorization requests come only as signed request objects (`request`). */
   requireSignedRequestObject?: true;
+  // JARM §3:
+  /** How its authorization responses are signed (response_mode *.jwt); absent, RS256. */
+  authorizationSignedResponseAlg?: SigningAlg;
 }
 
 /** Schema version 2: `secretDigest` (version 1 had `secretHash: 'sha256:<base64url>'`; see client.upcasters.ts). */

@@ -4,7 +4,7 @@ import type { DomainEvent } from '../shared/decider.js';
 export interface PushedRequestContent {
   redirectUri: string;
   redirectUriOmitted?: true;
-  responseMode: 'query' | 'form_post';
+  responseMode: 'query' | 'form_post' | 'query.jwt' | 'form_post.jwt';
   state?: string;
   nonce?: string;
   scope: string[];

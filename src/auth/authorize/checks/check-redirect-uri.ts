@@ -2,6 +2,7 @@ import { redirectUriMatches } from '../../../domain/client/redirect-uri.js';
 import { InvalidRequest } from '../../oauth-errors.js';
 import { MAX_STATE_LENGTH, scopeList } from '../../params.js';
 import { type Check, trustRedirect } from './check.js';
+import { RESPONSE_MODES } from './check-response-mode.js';
 
 /**
  * RFC 6749 §3.1.2.3 lets a client with one registered redirect URI leave it out; OpenID
@@ -22,6 +23,6 @@ export const checkRedirectUri: Check = (ctx, services) => {
   if (params.redirect_uri === undefined) ctx.request.redirectUriOmitted = true;
   // A `state` too long to take is not sent back either (the answer would be a URL that long).
   const state = (params.state?.length ?? 0) <= MAX_STATE_LENGTH && !ctx.repeated.includes('state') ? params.state : undefined;
-  const responseMode = params.response_mode === 'form_post' ? 'form_post' : 'query';
+  const responseMode = RESPONSE_MODES[params.response_mode ?? 'query'] ?? 'query';
   trustRedirect(ctx, services, { redirectUri, responseMode, state });
 };

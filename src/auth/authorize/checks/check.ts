@@ -6,12 +6,13 @@ import type { RequestOrigin } from '../../../infrastructure/event-store/event-st
 import type { PushedRequests } from '../../par/pushed-requests.js';
 import type { RequestObjects } from '../../request-object/request-objects.js';
 import type { TokenIssuer } from '../../tokens/token-issuer.js';
+import type { Jarm, ResponseMode } from '../jarm.js';
 import type { AuthorizationRequest } from '../interaction.js';
 
 /** Where an error goes once the redirect URI is trusted (RFC 6749 §4.1.2.1), with `state` and `iss` (RFC 9207). */
 export interface TrustedRedirect {
   redirectUri: string;
-  responseMode: 'query' | 'form_post';
+  responseMode: ResponseMode;
   state?: string;
   iss: string;
 }
@@ -48,6 +49,7 @@ export interface CheckServices {
   tokens: TokenIssuer;
   pushed: PushedRequests;
   requestObjects: RequestObjects;
+  jarm: Jarm;
 }
 
 /** One rule of the authorization request: throws the OAuthError it finds, or records what it decided. */

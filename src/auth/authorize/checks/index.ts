@@ -1,5 +1,6 @@
 import type { ClientView } from '../../../../projections/clients.projection.js';
 import { OAuthError, RedirectableError, UserFacingError } from '../../oauth-errors.js';
+import { isJwtMode, transportOf } from '../jarm.js';
 import type { Check, CheckContext, CheckedRequest, CheckServices } from './check.js';
 import { checkAnswerRoute } from './check-answer-route.js';
 import { checkClient } from './check-client.js';
@@ -47,7 +48,11 @@ export const CHECKS = {
   ],
   /** /authorize with `client_id` and the `request_uri` of a pushed request (RFC 9126 §4). */
   authorizeByReference: [checkReferenceRepeats, checkClient, checkPushedRequest],
-  /** /par, the client authenticated (RFC 9126 §2.1): the checks of /authorize, but for the one a pushed request must not carry. */
+  /**
+   * /par, the client authenticated (RFC 9126 §2.1): the checks of /authorize, and the rule that
+   * a pushed request carries no request_uri; without check-answer-route (every error here is
+   * JSON) and check-par-required (this is the push).
+   */
   par: [
     checkClient,
     checkNoRequestUri,
@@ -87,7 +92,13 @@ export async function runBrowserChecks(checks: readonly Check[], ctx: CheckConte
     return await runChecks(checks, ctx, services);
   } catch (e) {
     if (!(e instanceof OAuthError)) throw e;
-    throw ctx.trusted ? new RedirectableError(e, ctx.trusted) : new UserFacingError(e);
+    if (!ctx.trusted) throw new UserFacingError(e);
+    const { responseMode, ...trusted } = ctx.trusted;
+    const redirect = { ...trusted, responseMode: transportOf(responseMode) };
+    if (!isJwtMode(responseMode)) throw new RedirectableError(e, redirect);
+    // JARM §2.4: errors travel signed too.
+    const response = await services.jarm.response(ctx.tenantId, ctx.client!.clientId, { error: e.code, error_description: e.description, state: trusted.state });
+    throw new RedirectableError(e, { ...redirect, response });
   }
 }
 
