@@ -184,6 +184,9 @@ describe('pushed authorization requests (RFC 9126)', () => {
     expect([wrong.status, wrong.body.error]).toEqual([401, 'invalid_client']);
     const none = await jsonOf(await rp.post('/par', Object.fromEntries(params)));
     expect([none.status, none.body.error]).toEqual([401, 'invalid_client']);
+    // The failure is recorded as at the other endpoints, naming this one.
+    const failures = (await server.app.get<EventStore>(EVENT_STORE).readStream('clienttokens-acme.web')).filter((e) => e.type === 'ClientAuthenticationFailed');
+    expect(failures.map((e) => (e.data as { endpoint: string }).endpoint)).toContain('par');
   });
 
   it('requires pushed requests of a client that registered so, and at a tenant that says so', async () => {

@@ -42,7 +42,7 @@ export class AuthorizeFlow {
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Interactions) private readonly interactions: Interactions,
     @Inject(Clock) private readonly clock: Clock,
-    @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
+    @Inject(TokenIssuer) tokens: TokenIssuer,
     @Inject(RoleScopes) private readonly roleScopes: RoleScopes,
     @Inject(PushedRequests) pushed: PushedRequests,
     @Inject(RequestObjects) requestObjects: RequestObjects,
