@@ -1,4 +1,5 @@
-import { type PublicJwk, SECRET_METHODS, type SecretDigest, type TokenEndpointAuthMethod } from '../src/domain/client/client.events.js';
+import type { ClientJwks } from '../src/domain/client/client-jwks.js';
+import { SECRET_METHODS, type SecretDigest, type TokenEndpointAuthMethod } from '../src/domain/client/client.events.js';
 import type { SigningAlg } from '../src/domain/tenant/tenant.events.js';
 import type { Projection } from './projection.js';
 
@@ -22,10 +23,18 @@ export interface ClientView {
   idTokenSignedResponseAlg?: SigningAlg;
   /** Ids of the roles the client holds for its own tokens. */
   roles?: string[];
+  // The client's public keys: client assertions (private_key_jwt) and request objects (JAR).
+  jwks?: ClientJwks;
   // private_key_jwt (RFC 7523) and DPoP (RFC 9449): see ClientRegistration.
-  jwks?: { keys: PublicJwk[] };
   tokenEndpointAuthSigningAlg?: string;
   dpopBoundAccessTokens?: boolean;
+  // PAR (RFC 9126 §6):
+  requirePushedAuthorizationRequests?: true;
+  // JAR (RFC 9101 §10.5):
+  requestObjectSigningAlg?: string;
+  requireSignedRequestObject?: true;
+  // JARM §3:
+  authorizationSignedResponseAlg?: SigningAlg;
   createdAt: string;
   updatedAt: string;
   /** The revision of the client's stream this document shows: its ETag in the admin API. */

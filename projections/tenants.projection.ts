@@ -16,6 +16,9 @@ export interface TenantView {
   registrationEnabled: boolean;
   /** Its admin tokens act on every tenant. */
   operator: boolean;
+  // PAR:
+  /** RFC 9126 §5: authorization requests only by `request_uri` from `/par`, for every client. */
+  requirePushedAuthorizationRequests: boolean;
   /** Seconds between automatic key rotations; absent: none. */
   keyRotationPeriod?: number;
   // DPoP: proofs must carry a server nonce.
@@ -28,15 +31,15 @@ export interface TenantView {
 
 export const tenantsProjection: Projection<TenantView> = {
   view: 'tenants',
-  // 8: registrationEnabled and TenantDeleted. 9: dpopNonceRequired.
-  version: 9,
+  // 8: registrationEnabled and TenantDeleted. 9: dpopNonceRequired. 10: requirePushedAuthorizationRequests.
+  version: 10,
   eventTypes: ['TenantCreated', 'TenantSettingsChanged', 'TenantDeleted'],
   indexes: [],
   documentId: (e) => e.data.tenantId,
   readsDocument: (e) => e.type === 'TenantSettingsChanged',
   apply(doc, e) {
     if (e.type === 'TenantDeleted' || (e.type === 'TenantSettingsChanged' && !doc)) return null;
-    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge, sessionIdleTimeout, operator, keyRotationPeriod, registrationEnabled, dpopNonceRequired } = e.data;
+    const { tenantId, securityProfile, accessTokenTtl, refreshTokenTtl, signingAlg, refreshWithoutOfflineAccess, sessionMaxAge, sessionIdleTimeout, operator, keyRotationPeriod, registrationEnabled, dpopNonceRequired, requirePushedAuthorizationRequests } = e.data;
     return {
       tenantId,
       securityProfile,
@@ -47,6 +50,7 @@ export const tenantsProjection: Projection<TenantView> = {
       sessionMaxAge: sessionMaxAge ?? DEFAULT_SESSION_MAX_AGE,
       sessionIdleTimeout: sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
       registrationEnabled: registrationEnabled === true,
+      requirePushedAuthorizationRequests: requirePushedAuthorizationRequests === true,
       operator: e.type === 'TenantCreated' ? operator === true : doc!.operator,
       ...(keyRotationPeriod !== undefined ? { keyRotationPeriod } : {}),
       ...(dpopNonceRequired ? { dpopNonceRequired: true } : {}),

@@ -5,6 +5,7 @@ import { AssetsController } from './assets/assets.controller.js';
 import { AuthorizeController } from './authorize/authorize.controller.js';
 import { AuthorizeFlow } from './authorize/authorize-flow.js';
 import { Interactions } from './authorize/interaction.js';
+import { Jarm } from './authorize/jarm.js';
 import { ClientAuthenticator } from './client-auth/client-authenticator.js';
 import { ClientRequests } from './client-request/client-request.js';
 import { UsedJtis } from './one-time/used-jtis.js';
@@ -13,6 +14,9 @@ import { IntrospectController } from './introspect/introspect.controller.js';
 import { JwksController } from './jwks/jwks.controller.js';
 import { LogoutController } from './logout/logout.controller.js';
 import { MetadataController } from './metadata/metadata.controller.js';
+import { ParController } from './par/par.controller.js';
+import { PushedRequests } from './par/pushed-requests.js';
+import { RequestObjects } from './request-object/request-objects.js';
 import { RevokeController } from './revoke/revoke.controller.js';
 import { BrowserSessions } from './sessions/browser-session.js';
 import { Refusals, SessionCommands } from './sessions/session-commands.js';
@@ -29,7 +33,7 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
 
 /** The public OAuth 2.1 / OpenID Connect endpoints of every tenant. */
 @Module({
-  controllers: [MetadataController, JwksController, AssetsController, AuthorizeController, TokenController, IntrospectController, RevokeController, UserinfoController, LogoutController],
+  controllers: [MetadataController, JwksController, AssetsController, AuthorizeController, ParController, TokenController, IntrospectController, RevokeController, UserinfoController, LogoutController],
   providers: [
     ...grants,
     { provide: GRANTS, inject: grants, useFactory: (...all: unknown[]) => all },
@@ -46,6 +50,9 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     Refusals,
     TokenIssuer,
     TokenInspector,
+    PushedRequests,
+    RequestObjects,
+    Jarm,
   ],
   exports: [DpopProofs, AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes, TenantScopes],
 })

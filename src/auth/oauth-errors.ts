@@ -74,12 +74,14 @@ export class ConsentRequired extends OAuthError {
   readonly code = 'consent_required';
   readonly status = 400;
 }
-export class RequestNotSupported extends OAuthError {
-  readonly code = 'request_not_supported';
+/** RFC 9101 §6.2: the `request_uri` is unknown, expired, used or another client's. */
+export class InvalidRequestUri extends OAuthError {
+  readonly code = 'invalid_request_uri';
   readonly status = 400;
 }
-export class RequestUriNotSupported extends OAuthError {
-  readonly code = 'request_uri_not_supported';
+/** RFC 9101 §6.2: the request object cannot be verified or breaks a rule. */
+export class InvalidRequestObject extends OAuthError {
+  readonly code = 'invalid_request_object';
   readonly status = 400;
 }
 export class RegistrationNotSupported extends OAuthError {
@@ -188,7 +190,8 @@ export class RedirectableError extends Error {
   constructor(
     readonly error: OAuthError,
     /** Where the error goes, and the cookies to set on the way (a spent sign-in request's, cleared). */
-    readonly redirect: { redirectUri: string; responseMode: 'query' | 'form_post'; state?: string; iss: string; cookies?: string[] },
+    /** `response`: the error signed as a JWT (JARM), sent alone in place of the fields. */
+    readonly redirect: { redirectUri: string; responseMode: 'query' | 'form_post'; state?: string; iss: string; cookies?: string[]; response?: string },
   ) {
     super(error.description);
   }

@@ -165,8 +165,8 @@ export class OAuthExceptionFilter implements ExceptionFilter {
   }
 
   private redirect(reply: FastifyReply, e: RedirectableError): void {
-    const { redirectUri, responseMode, state, iss, cookies } = e.redirect;
-    const fields = { error: e.error.code, error_description: e.error.description, state, iss };
+    const { redirectUri, responseMode, state, iss, cookies, response } = e.redirect;
+    const fields = response !== undefined ? { response } : { error: e.error.code, error_description: e.error.description, state, iss };
     if (responseMode === 'form_post') return sendFlowResult(reply, { kind: 'html', status: 200, body: formPostPage(redirectUri, fields), cookies, framable: true, formAction: originSource(redirectUri) });
     sendFlowResult(reply, { kind: 'redirect', location: withResponseParams(redirectUri, fields), cookies });
   }

@@ -200,8 +200,6 @@ describe('errors sent back to the client with state and iss', () => {
     ['response_type=token (implicit)', 'response_type', 'token', 'unsupported_response_type'],
     ['response_type=code id_token (hybrid)', 'response_type', 'code id_token', 'unsupported_response_type'],
     ['no requested scope is registered for the client', 'scope', 'admin', 'invalid_scope'],
-    ['a request object is sent', 'request', 'eyJhbGciOiJub25lIn0.eyJpc3MiOiJ3ZWIifQ.', 'request_not_supported'],
-    ['a request_uri is sent', 'request_uri', 'urn:ietf:params:oauth:request_uri:abc', 'request_uri_not_supported'],
     ['registration metadata are sent (OpenID Connect Core §7.2.1)', 'registration', '{"logo_uri":"https://rp/logo.png"}', 'registration_not_supported'],
     ['prompt has an unknown value', 'prompt', 'select_account', 'invalid_request'],
     ['prompt=none is combined with login', 'prompt', 'none login', 'invalid_request'],

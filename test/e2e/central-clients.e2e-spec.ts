@@ -1,3 +1,4 @@
+import { exportJWK, generateKeyPair } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { endToEnd } from '../support/suite.js';
 import { REDIRECT, type TestServer } from '../support/server.js';
@@ -73,6 +74,21 @@ describe('admin API: clients', () => {
     expect(read.body).not.toHaveProperty('client_secret');
     expect(JSON.stringify(read.body)).not.toMatch(/hmac|sha256/);
     expect((await call('POST', '/acme/configuration/clients', t, { client_id: 'svc-1', grant_types: ['client_credentials'] })).status).toBe(409);
+  });
+
+  it('registers the metadata of PAR and JAR: public keys (jwks) only, an algorithm, and whether requests must be pushed or signed', async () => {
+    const t = await token('acme');
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwks = { keys: [await exportJWK(publicKey)] };
+    const metadata = { jwks, request_object_signing_alg: 'ES256', require_signed_request_object: true, require_pushed_authorization_requests: true };
+    const created = await call('POST', '/acme/configuration/clients', t, { client_id: 'jar-1', redirect_uris: [REDIRECT], ...metadata });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject(metadata);
+    const refused = await call('POST', '/acme/configuration/clients', t, { client_id: 'jar-2', redirect_uris: [REDIRECT], jwks: { keys: [await exportJWK(privateKey)] } });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('jwks must hold public keys only');
+    expect((await call('POST', '/acme/configuration/clients', t, { client_id: 'jar-3', redirect_uris: [REDIRECT], request_object_signing_alg: 'none' })).status).toBe(400);
+    expect((await call('POST', '/acme/configuration/clients', t, { client_id: 'jar-4', redirect_uris: [REDIRECT], require_signed_request_object: true })).status).toBe(400);
   });
 
   it('refuses unknown fields and bad values with the path of each', async () => {

@@ -65,6 +65,20 @@ describe("admin API: the tenant's own settings", () => {
   });
 });
 
+describe("admin API: the tenant's PAR setting", () => {
+  it('requires pushed authorization requests at the next request once set, and says so in discovery', async () => {
+    const acme = await token('acme');
+    const discovery = async () => ((await (await fetch(`${server.issuer('acme')}/.well-known/openid-configuration`)).json()) as { require_pushed_authorization_requests: boolean }).require_pushed_authorization_requests;
+    expect(await discovery()).toBe(false);
+    const patched = await call('PATCH', '/acme/configuration/settings', acme, { require_pushed_authorization_requests: true });
+    expect([patched.status, patched.body.require_pushed_authorization_requests]).toEqual([200, true]);
+    expect(await discovery()).toBe(true);
+    const reset = await call('PATCH', '/acme/configuration/settings', acme, { require_pushed_authorization_requests: null });
+    expect(reset.body.require_pushed_authorization_requests).toBe(false);
+    expect(await discovery()).toBe(false);
+  });
+});
+
 describe('admin API: deleting a tenant', () => {
   it("ends every token of it: its endpoints answer 404, its admin tokens are refused; its id is never given again", async () => {
     const ops = await token('ops');

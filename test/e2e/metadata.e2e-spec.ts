@@ -85,9 +85,11 @@ describe('discovery documents', () => {
     expect(as.grant_types_supported).not.toContain('implicit');
     expect(as.grant_types_supported).not.toContain('password');
     expect(as.response_types_supported).toEqual(['code']);
-    expect([...as.response_modes_supported!].sort()).toEqual(['form_post', 'query']);
+    expect([...as.response_modes_supported!].sort()).toEqual(['form_post', 'form_post.jwt', 'jwt', 'query', 'query.jwt']);
+    expect(as.authorization_signing_alg_values_supported).toEqual(['RS256', 'ES256', 'EdDSA']);
     expect(as.authorization_response_iss_parameter_supported).toBe(true);
-    expect(as.request_parameter_supported).toBe(false);
+    expect(as.request_parameter_supported).toBe(true);
+    expect(as.request_object_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
     expect(as.request_uri_parameter_supported).toBe(false);
     expect([...as.token_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt']);
     // Public clients cannot introspect (see introspect.e2e-spec.ts) but may revoke their own tokens (revoke.e2e-spec.ts).
@@ -141,6 +143,7 @@ describe('discovery documents', () => {
       ['token_endpoint', 'POST', 401],
       ['introspection_endpoint', 'POST', 401],
       ['revocation_endpoint', 'POST', 401],
+      ['pushed_authorization_request_endpoint', 'POST', 401],
       ['userinfo_endpoint', 'GET', 401],
       ['end_session_endpoint', 'GET', 200],
       ['jwks_uri', 'GET', 200],

@@ -5,6 +5,7 @@ const GROUPS: Array<[RegExp, OpenApiGroup]> = [
   [/^\/(oauth\/)?token$/, 'token'],
   [/^\/introspect$/, 'introspect'],
   [/^\/revoke$/, 'revoke'],
+  [/^\/par$/, 'par'],
   [/^\/(oauth\/)?userinfo$/, 'userinfo'],
   [/^\/logout$/, 'logout'],
   [/^\/(login|consent)$/, 'edge'],

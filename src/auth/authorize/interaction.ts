@@ -5,6 +5,7 @@ import { Clock } from '../../infrastructure/nest/clock.js';
 import { TenantCookies } from '../../shared/cookies.js';
 import { CONFIG, type Config } from '../../config.js';
 import { INTERACTION_COOKIE } from '../sessions/browser-session.js';
+import type { ResponseMode } from './jarm.js';
 
 /** A validated authorization request, carried through login and consent. */
 export interface AuthorizationRequest {
@@ -13,7 +14,8 @@ export interface AuthorizationRequest {
   redirectUri: string;
   /** Set when the request left `redirect_uri` out (the client's only one is used): the token request may leave it out too. */
   redirectUriOmitted?: true;
-  responseMode: 'query' | 'form_post';
+  /** How the answer travels; `.jwt`: as a signed JWT (JARM). */
+  responseMode: ResponseMode;
   state?: string;
   nonce?: string;
   scope: string[];

@@ -1,5 +1,5 @@
 import { Controller, Get, Head, Header, Inject, Param } from '@nestjs/common';
-import { ASSERTION_ALGS } from '../../domain/client/client-jwks.js';
+import { ASSERTION_ALGS, REQUEST_OBJECT_ALGS } from '../../domain/client/client-jwks.js';
 import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { Directory } from '../../shared/directory.js';
 import { DPOP_ALGS } from '../dpop/dpop-proofs.js';
@@ -48,7 +48,8 @@ export class MetadataController {
       end_session_endpoint: `${issuer}/logout`,
       scopes_supported: SUPPORTED_SCOPES,
       response_types_supported: ['code'],
-      response_modes_supported: ['query', 'form_post'],
+      // JARM §4: the signed modes beside the plain ones.
+      response_modes_supported: ['query', 'form_post', 'jwt', 'query.jwt', 'form_post.jwt'],
       grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       subject_types_supported: ['public'],
       // RS256 first: what a client that registered no id_token_signed_response_alg gets
@@ -68,9 +69,16 @@ export class MetadataController {
       prompt_values_supported: ['none', 'login', 'consent'],
       claims_supported: STANDARD_CLAIMS,
       claims_parameter_supported: false,
-      request_parameter_supported: false,
+      // JAR (RFC 9101 §10.5): request objects by value, verified with the client's jwks.
+      request_parameter_supported: true,
+      request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
       request_uri_parameter_supported: false,
       authorization_response_iss_parameter_supported: true,
+      // JARM §4: RS256 (the default) first, then any other a client registers.
+      authorization_signing_alg_values_supported: [...new Set(['RS256', ...SIGNING_ALGS])],
+      // PAR (RFC 9126 §5). request_uri_parameter_supported above stays false: only request_uri values from this endpoint are taken.
+      pushed_authorization_request_endpoint: `${issuer}/par`,
+      require_pushed_authorization_requests: tenant.requirePushedAuthorizationRequests === true,
     };
   }
 }

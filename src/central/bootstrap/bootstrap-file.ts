@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { MIN_CLIENT_SECRET_LENGTH } from '../commands/create-client.command.js';
 import { passwordProblem } from '../passwords/password-policy.js';
 import { parse as parseYaml } from 'yaml';
-import type { GrantType, PublicJwk, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
+import type { GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
+import { type ClientJwks, REQUEST_OBJECT_ALGS } from '../../domain/client/client-jwks.js';
 
 import { DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_AGE, SIGNING_ALGS, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
 import type { UserClaims } from '../../domain/user/user.events.js';
@@ -24,9 +25,16 @@ export interface BootstrapClient {
   firstParty: boolean;
   idTokenSignedResponseAlg?: SigningAlg;
   // private_key_jwt and DPoP
-  jwks?: { keys: PublicJwk[] };
   tokenEndpointAuthSigningAlg?: string;
   dpopBoundAccessTokens?: boolean;
+  // PAR:
+  requirePushedAuthorizationRequests?: true;
+  // JAR (the keys are checked by the client decider):
+  jwks?: ClientJwks;
+  requestObjectSigningAlg?: string;
+  requireSignedRequestObject?: true;
+  // JARM:
+  authorizationSignedResponseAlg?: SigningAlg;
 }
 
 export interface BootstrapUser {
@@ -52,7 +60,7 @@ export class BootstrapFileError extends Error {
   }
 }
 
-export const DEFAULT_TENANT_SETTINGS: Required<Omit<TenantSettings, 'operator' | 'keyRotationPeriod' | 'registrationEnabled' | 'dpopNonceRequired'>> = {
+export const DEFAULT_TENANT_SETTINGS: Required<Omit<TenantSettings, 'operator' | 'keyRotationPeriod' | 'registrationEnabled' | 'dpopNonceRequired' | 'requirePushedAuthorizationRequests'>> = {
   securityProfile: 'baseline',
   accessTokenTtl: 300,
   refreshTokenTtl: 14 * 24 * 3600,
@@ -142,7 +150,7 @@ class Reader implements FieldReader {
 
   tenant(v: unknown, path: string): BootstrapTenant {
     const n = this.object(v, path);
-    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'registration_enabled', 'dpop_nonce_required', 'operator', 'clients', 'users', ...ACCESS_FIELDS]);
+    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'registration_enabled', 'dpop_nonce_required', 'require_pushed_authorization_requests', 'operator', 'clients', 'users', ...ACCESS_FIELDS]);
     const d = DEFAULT_TENANT_SETTINGS;
     const operator = this.bool(n.operator, `${path}.operator`, false);
     return {
@@ -158,6 +166,7 @@ class Reader implements FieldReader {
         ...(n.key_rotation_period !== undefined ? { keyRotationPeriod: this.seconds(n.key_rotation_period, `${path}.key_rotation_period`, 0) } : {}),
         ...(this.bool(n.registration_enabled, `${path}.registration_enabled`, false) ? { registrationEnabled: true } : {}),
         ...(this.bool(n.dpop_nonce_required, `${path}.dpop_nonce_required`, false) ? { dpopNonceRequired: true } : {}),
+        ...(this.bool(n.require_pushed_authorization_requests, `${path}.require_pushed_authorization_requests`, false) ? { requirePushedAuthorizationRequests: true } : {}),
         ...(operator ? { operator } : {}),
       },
       clients: this.array(n.clients ?? [], `${path}.clients`).map((c, i) => this.client(c, `${path}.clients[${i}]`)),
@@ -168,7 +177,7 @@ class Reader implements FieldReader {
 
   client(v: unknown, path: string): BootstrapClient {
     const n = this.object(v, path);
-    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', ...ASSERTION_FIELDS]);
+    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', ...ASSERTION_FIELDS, 'require_pushed_authorization_requests', 'request_object_signing_alg', 'require_signed_request_object', 'authorization_signed_response_alg']);
     const secret = this.optionalString(n.client_secret, `${path}.client_secret`);
     const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'], secret ? 'client_secret_basic' : 'none');
     if (secret && secret.length < MIN_CLIENT_SECRET_LENGTH) this.fail(`${path}.client_secret`, `must be at least ${MIN_CLIENT_SECRET_LENGTH} characters (only a fast hash of it is kept)`);
@@ -194,9 +203,20 @@ class Reader implements FieldReader {
         ? { idTokenSignedResponseAlg: this.oneOf<SigningAlg>(n.id_token_signed_response_alg, `${path}.id_token_signed_response_alg`, SIGNING_ALGS, 'ES256') }
         : {}),
       // private_key_jwt and DPoP: checked by the client decider.
-      ...(n.jwks !== undefined ? { jwks: this.object(n.jwks, `${path}.jwks`) as unknown as { keys: PublicJwk[] } } : {}),
       ...(n.token_endpoint_auth_signing_alg !== undefined ? { tokenEndpointAuthSigningAlg: this.string(n.token_endpoint_auth_signing_alg, `${path}.token_endpoint_auth_signing_alg`) } : {}),
       ...(n.dpop_bound_access_tokens !== undefined ? { dpopBoundAccessTokens: this.bool(n.dpop_bound_access_tokens, `${path}.dpop_bound_access_tokens`, false) } : {}),
+      // PAR:
+      ...(this.bool(n.require_pushed_authorization_requests, `${path}.require_pushed_authorization_requests`, false) ? { requirePushedAuthorizationRequests: true as const } : {}),
+      // JAR (and private_key_jwt): the keys are checked by the client decider.
+      ...(n.jwks !== undefined ? { jwks: this.object(n.jwks, `${path}.jwks`) as unknown as ClientJwks } : {}),
+      ...(n.request_object_signing_alg !== undefined
+        ? { requestObjectSigningAlg: this.oneOf<string>(n.request_object_signing_alg, `${path}.request_object_signing_alg`, REQUEST_OBJECT_ALGS, 'ES256') }
+        : {}),
+      ...(this.bool(n.require_signed_request_object, `${path}.require_signed_request_object`, false) ? { requireSignedRequestObject: true as const } : {}),
+      // JARM:
+      ...(n.authorization_signed_response_alg !== undefined
+        ? { authorizationSignedResponseAlg: this.oneOf<SigningAlg>(n.authorization_signed_response_alg, `${path}.authorization_signed_response_alg`, SIGNING_ALGS, 'RS256') }
+        : {}),
     };
   }
 

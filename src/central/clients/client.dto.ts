@@ -1,6 +1,7 @@
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { ClientView } from '../../../projections/clients.projection.js';
-import type { ClientRegistration, GrantType, PublicJwk, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
+import type { ClientRegistration, GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
+import { type ClientJwks, REQUEST_OBJECT_ALGS } from '../../domain/client/client-jwks.js';
 import { SIGNING_ALGS, type SigningAlg } from '../../domain/tenant/tenant.events.js';
 
 const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
@@ -62,11 +63,7 @@ export class ClientDto {
   @IsIn(SIGNING_ALGS)
   id_token_signed_response_alg?: string;
 
-  // private_key_jwt (RFC 7523): the keys are checked by the client decider (client-jwks.ts).
-  @IsOptional()
-  @IsObject()
-  jwks?: { keys: PublicJwk[] };
-
+  // private_key_jwt (RFC 7523):
   @IsOptional()
   @IsString()
   @MaxLength(20)
@@ -76,6 +73,29 @@ export class ClientDto {
   @IsOptional()
   @IsBoolean()
   dpop_bound_access_tokens?: boolean;
+
+  // PAR (RFC 9126 §6):
+  @IsOptional()
+  @IsBoolean()
+  require_pushed_authorization_requests?: boolean;
+
+  // The client's public keys, for private_key_jwt and JAR (RFC 9101 §10.5); checked by the client decider (client-jwks.ts):
+  @IsOptional()
+  @IsObject()
+  jwks?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsIn(REQUEST_OBJECT_ALGS)
+  request_object_signing_alg?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  require_signed_request_object?: boolean;
+
+  // JARM §3:
+  @IsOptional()
+  @IsIn(SIGNING_ALGS)
+  authorization_signed_response_alg?: string;
 }
 
 /** The registration a DTO describes, with the defaults of the bootstrap file for what it leaves out. */
@@ -92,9 +112,16 @@ export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientReg
     firstParty: dto.first_party ?? false,
     ...(dto.id_token_signed_response_alg !== undefined ? { idTokenSignedResponseAlg: dto.id_token_signed_response_alg as SigningAlg } : {}),
     // private_key_jwt and DPoP
-    ...(dto.jwks !== undefined ? { jwks: dto.jwks } : {}),
     ...(dto.token_endpoint_auth_signing_alg !== undefined ? { tokenEndpointAuthSigningAlg: dto.token_endpoint_auth_signing_alg } : {}),
     ...(dto.dpop_bound_access_tokens !== undefined ? { dpopBoundAccessTokens: dto.dpop_bound_access_tokens } : {}),
+    // PAR:
+    ...(dto.require_pushed_authorization_requests ? { requirePushedAuthorizationRequests: true as const } : {}),
+    // JAR:
+    ...(dto.jwks !== undefined ? { jwks: dto.jwks as unknown as ClientJwks } : {}),
+    ...(dto.request_object_signing_alg !== undefined ? { requestObjectSigningAlg: dto.request_object_signing_alg } : {}),
+    ...(dto.require_signed_request_object ? { requireSignedRequestObject: true as const } : {}),
+    // JARM:
+    ...(dto.authorization_signed_response_alg !== undefined ? { authorizationSignedResponseAlg: dto.authorization_signed_response_alg as SigningAlg } : {}),
   };
 }
 
@@ -112,9 +139,16 @@ export function clientRepresentation(c: ClientView): Record<string, unknown> {
     first_party: c.firstParty,
     ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
     // private_key_jwt and DPoP
-    ...(c.jwks !== undefined ? { jwks: c.jwks } : {}),
     ...(c.tokenEndpointAuthSigningAlg !== undefined ? { token_endpoint_auth_signing_alg: c.tokenEndpointAuthSigningAlg } : {}),
     ...(c.dpopBoundAccessTokens !== undefined ? { dpop_bound_access_tokens: c.dpopBoundAccessTokens } : {}),
+    // PAR:
+    ...(c.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
+    // JAR:
+    ...(c.jwks !== undefined ? { jwks: c.jwks } : {}),
+    ...(c.requestObjectSigningAlg !== undefined ? { request_object_signing_alg: c.requestObjectSigningAlg } : {}),
+    ...(c.requireSignedRequestObject ? { require_signed_request_object: true } : {}),
+    // JARM:
+    ...(c.authorizationSignedResponseAlg !== undefined ? { authorization_signed_response_alg: c.authorizationSignedResponseAlg } : {}),
     ...(c.previousSecretValidUntil !== undefined ? { previous_secret_valid_until: c.previousSecretValidUntil } : {}),
     roles: c.roles ?? [],
     created_at: c.createdAt,

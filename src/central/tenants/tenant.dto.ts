@@ -58,6 +58,11 @@ export class TenantSettingsDto {
   @IsOptional()
   @IsBoolean()
   dpop_nonce_required?: boolean;
+
+  // PAR (RFC 9126 §5):
+  @IsOptional()
+  @IsBoolean()
+  require_pushed_authorization_requests?: boolean;
 }
 
 /** A new tenant: its id and settings. */
@@ -92,6 +97,7 @@ const WIRE_NAMES: ReadonlyArray<[keyof TenantSettingsDto, keyof TenantDefaults]>
   ['key_rotation_period', 'keyRotationPeriod'],
   ['registration_enabled', 'registrationEnabled'],
   ['dpop_nonce_required', 'dpopNonceRequired'],
+  ['require_pushed_authorization_requests', 'requirePushedAuthorizationRequests'],
 ];
 
 /**
@@ -111,6 +117,7 @@ export function settingsOf(dto: TenantSettingsDto, defaults: TenantDefaults = {}
     ...((dto.key_rotation_period ?? d.keyRotationPeriod) !== undefined ? { keyRotationPeriod: dto.key_rotation_period ?? d.keyRotationPeriod } : {}),
     ...((dto.registration_enabled ?? d.registrationEnabled) ? { registrationEnabled: true } : {}),
     ...((dto.dpop_nonce_required ?? d.dpopNonceRequired) ? { dpopNonceRequired: true } : {}),
+    ...((dto.require_pushed_authorization_requests ?? d.requirePushedAuthorizationRequests) ? { requirePushedAuthorizationRequests: true } : {}),
   };
 }
 
@@ -127,6 +134,7 @@ export function settingsRepresentation(t: TenantView): Record<string, unknown> {
     ...(t.keyRotationPeriod !== undefined ? { key_rotation_period: t.keyRotationPeriod } : {}),
     registration_enabled: t.registrationEnabled ?? false,
     dpop_nonce_required: t.dpopNonceRequired ?? false,
+    require_pushed_authorization_requests: t.requirePushedAuthorizationRequests ?? false,
   };
 }
 

@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { exportJWK, generateKeyPair } from 'jose';
 import { jwksProblem, keyFitsAlg } from './client-jwks.js';
 
 const jwkOf = (type: 'ec' | 'rsa' | 'ed25519', part: 'publicKey' | 'privateKey' = 'publicKey', bits = 2048) => {
@@ -22,5 +23,17 @@ describe('client jwks (private_key_jwt)', () => {
     expect(jwksProblem({ keys: [{ ...jwkOf('ec'), x: 'AAAA' }] }, undefined)).toMatch(/not a valid public key/);
     expect(jwksProblem({ keys: [{ ...jwkOf('ec'), use: 'enc' }] }, undefined)).toMatch(/signature key/);
     for (const bad of [null, [], { keys: [] }, { keys: 'x' }, { keys: [1] }, { keys: Array(11).fill(jwkOf('ec')) }]) expect(jwksProblem(bad, undefined)).toEqual(expect.any(String));
+  });
+});
+
+describe('client jwks (request objects)', () => {
+  it('takes a set of public keys, and refuses private or symmetric keys, an empty set, too many keys and what is no set', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const pub = await exportJWK(publicKey);
+    expect(jwksProblem({ keys: [pub] })).toBeUndefined();
+    expect(jwksProblem({ keys: [await exportJWK(privateKey)] })).toMatch(/private or symmetric/);
+    expect(jwksProblem({ keys: [] })).toBe('jwks must hold 1 to 10 keys');
+    expect(jwksProblem([pub])).toBe('jwks must be a JWK Set: {"keys": [...]}');
+    expect(jwksProblem({ keys: [{ ...pub, kid: 'k'.repeat(17_000) }] })).toBe('jwks may be at most 16384 characters');
   });
 });

@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../shared/decider.js';
 import type { SigningAlg } from '../tenant/tenant.events.js';
+import type { ClientJwks } from './client-jwks.js';
 
 export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
@@ -35,11 +36,24 @@ export interface ClientRegistration {
   firstParty: boolean;
   /** OpenID Connect Registration: how its ID tokens are signed; absent, with the tenant's own algorithm. */
   idTokenSignedResponseAlg?: SigningAlg;
-  // private_key_jwt (RFC 7523, RFC 7591 §2): the client's public keys and the one alg its assertions use.
-  jwks?: { keys: PublicJwk[] };
+  // The client's public keys (RFC 7591 §2 `jwks`): what its client assertions (private_key_jwt,
+  // RFC 7523) and its request objects (JAR, RFC 9101) are verified with.
+  jwks?: ClientJwks;
+  // private_key_jwt: the one alg its assertions use.
   tokenEndpointAuthSigningAlg?: string;
   // DPoP (RFC 9449 §5.2): every access token of this client is DPoP-bound.
   dpopBoundAccessTokens?: boolean;
+  // PAR (RFC 9126 §6):
+  /** Its authorization requests come only by `request_uri` from `/par`. */
+  requirePushedAuthorizationRequests?: true;
+  // JAR (RFC 9101 §10.5):
+  /** The one algorithm its request objects may be signed with; absent, any of REQUEST_OBJECT_ALGS. */
+  requestObjectSigningAlg?: string;
+  /** Its authorization requests come only as signed request objects (`request`). */
+  requireSignedRequestObject?: true;
+  // JARM §3:
+  /** How its authorization responses are signed (response_mode *.jwt); absent, RS256. */
+  authorizationSignedResponseAlg?: SigningAlg;
 }
 
 /** Schema version 2: `secretDigest` (version 1 had `secretHash: 'sha256:<base64url>'`; see client.upcasters.ts). */
@@ -69,7 +83,8 @@ export type ClientAuthenticationFailed = DomainEvent<
   {
     tenantId: string;
     clientId: string;
-    endpoint: 'token' | 'introspect' | 'revoke';
+    // 'par': PAR (RFC 9126 §2).
+    endpoint: 'token' | 'introspect' | 'revoke' | 'par';
     method: TokenEndpointAuthMethod;
     /** `invalid_assertion`: a client assertion (RFC 7523) that does not verify; `replayed_assertion`: one whose jti was used before. */
     reason: 'wrong_secret' | 'wrong_method' | 'invalid_assertion' | 'replayed_assertion';

@@ -18,4 +18,6 @@ export const streams = {
   scope: (tenantId: string, scopeId: string) => `scope-${tenantId}.${scopeId}`,
   /** Requests the edge's proxy refused for a resource (the audit trail of denials). */
   proxyDenials: (tenantId: string, resourceId: string) => `proxydenials-${tenantId}.${resourceId}`,
+  /** PAR: one pushed authorization request, named by its request_uri's SHA-256. */
+  pushedRequest: (tenantId: string, requestUriHash: string) => `par-${tenantId}.${requestUriHash}`,
 };

@@ -33,6 +33,9 @@ export interface TenantSettings {
   operator?: boolean;
   // DPoP (RFC 9449 §8, §9): proofs must carry a server nonce; absent or false: no nonce is asked for.
   dpopNonceRequired?: boolean;
+  // PAR (RFC 9126 §5):
+  /** Every client of the tenant must push its authorization requests (`/par`); absent or false: only those that registered so. */
+  requirePushedAuthorizationRequests?: boolean;
 }
 
 /** Seven days. */

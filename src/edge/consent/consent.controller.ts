@@ -43,7 +43,7 @@ export class ConsentController {
     const params = formParams(req);
     const origin = originOf(req);
     const { tenant, client, request, session } = await this.pending(tenantId, params.interaction, req.headers.cookie);
-    if (params.decision !== 'allow' && params.decision !== 'deny') throw this.flow.toClient(request, new InvalidRequest('decision must be allow or deny'), true);
+    if (params.decision !== 'allow' && params.decision !== 'deny') throw await this.flow.toClient(request, new InvalidRequest('decision must be allow or deny'), true);
     const allowed = params.decision === 'allow';
     const answer = { clientId: client.clientId, scope: request.scope, sessionId: session.sessionId };
     await this.aggregates.execute(streams.user(tenantId, session.userId), userDecider, allowed ? { kind: 'GrantConsent', ...answer } : { kind: 'DenyConsent', ...answer }, {
@@ -52,7 +52,7 @@ export class ConsentController {
       now: this.clock.now(),
       ...origin,
     });
-    if (!allowed) throw this.flow.toClient(request, new AccessDenied('the user denied the request'), true);
+    if (!allowed) throw await this.flow.toClient(request, new AccessDenied('the user denied the request'), true);
     sendFlowResult(reply, await this.flow.resume(tenant, client, { ...request, consented: true }, session, origin));
   }
 
