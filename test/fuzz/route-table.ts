@@ -65,7 +65,8 @@ function collectProperties(schema: Json | undefined, into: Set<string>): void {
 
 /** The OpenAPI path of a registered route: tenant-relative, `{name}` for `:name`. */
 export function documentedPath(url: string): string {
-  return url.replace(/^\/:tenant(?=\/)/, '').replace(/:([A-Za-z_]+)/g, '{$1}');
+  // A trailing wildcard (the edge's proxy) is the path parameter `{path}` in the documents.
+  return url.replace(/^\/:tenant(?=\/)/, '').replace(/:([A-Za-z_]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
 }
 
 /** The fuzz table: every registered route, with the parameter names its documentation gives. */

@@ -24,7 +24,8 @@ export class ProxyRoute implements OnModuleInit {
       proxy.removeAllContentTypeParsers();
       proxy.addContentTypeParser('*', (_req, _payload, done) => done(null));
       const handler = (req: Parameters<ProxyHandler['handle']>[0], reply: Parameters<ProxyHandler['handle']>[1]) => this.handler.handle(req, reply);
-      for (const url of ['/:tenant/resources/:resourceId', '/:tenant/resources/:resourceId/*']) proxy.route({ method: METHODS, url, handler });
+      // The resource's root is `/resources/{id}/`: one route, as openapi/edge.yaml has it.
+      proxy.route({ method: METHODS, url: '/:tenant/resources/:resourceId/*', handler });
     });
   }
 }
