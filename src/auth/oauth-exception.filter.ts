@@ -4,7 +4,7 @@ import { type IncomingMessage, maxHeaderSize, type ServerResponse } from 'node:h
 import type { Duplex } from 'node:stream';
 import { DomainError } from '../domain/shared/domain-error.js';
 import { uuidV7 } from '../infrastructure/crypto/hashing.js';
-import { escapeHtml, formPostPage, page } from '../shared/html.js';
+import { formPostPage, render } from '../shared/html.js';
 import {
   BearerRequired,
   ContentTooLarge,
@@ -34,7 +34,7 @@ const BROWSER_ROUTE = /\/(authorize|login|consent|logout)$/;
 
 /** The HTML page of an error that is shown to the user and never sent to a client. */
 function sendErrorPage(reply: FastifyReply, e: OAuthError): void {
-  sendFlowResult(reply, { kind: 'html', status: e.status, body: page('Request rejected', `<h1>Request rejected</h1><p class="error">${escapeHtml(e.code)}: ${escapeHtml(e.description ?? '')}</p>`) });
+  sendFlowResult(reply, { kind: 'html', status: e.status, body: render('error', 'error.title', { code: e.code, description: e.description ?? '' }) });
 }
 
 /**

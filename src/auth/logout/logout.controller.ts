@@ -5,7 +5,8 @@ import { constantTimeEqual, randomToken } from '../../infrastructure/crypto/hash
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
-import { escapeHtml, formPostPage, page } from '../../shared/html.js';
+import { ENGLISH, formPostPage, render } from '../../shared/html.js';
+import type { MessageKey } from '../../edge/pages/messages.en.js';
 import { type FlowResult, sendFlowResult } from '../authorize/flow-result.js';
 import { formParams } from '../form-request.js';
 import { InvalidRequest, UserFacingError } from '../oauth-errors.js';
@@ -110,7 +111,7 @@ export class LogoutController {
 
     const back = (): FlowResult | undefined => (redirect ? { kind: 'redirect', location: withResponseParams(redirect, { state: params.state }) } : undefined);
     // Staying signed in ends nothing, so it needs no proof that the user chose it.
-    if (posted && params.decline !== undefined) return back() ?? { kind: 'html', status: 200, body: page('Still signed in', '<h1>Still signed in</h1><p>You are still signed in.</p>') };
+    if (posted && params.decline !== undefined) return back() ?? this.message('logout.stillTitle', 'logout.stillText');
 
     const held = await this.browser.heldBy(tenantId, cookies[SESSION_COOKIE]);
     const current = held?.current ? held.state : undefined;
@@ -137,7 +138,7 @@ export class LogoutController {
     const cleared = cookies[SESSION_COOKIE] === undefined ? [] : [this.browser.clear(tenantId, SESSION_COOKIE)];
     const toClient = back();
     if (toClient) return { ...toClient, cookies: cleared };
-    return { kind: 'html', status: 200, body: page('Signed out', '<h1>Signed out</h1><p>You are signed out.</p>'), cookies: cleared };
+    return { ...this.message('logout.doneTitle', 'logout.doneText'), cookies: cleared };
   }
 
   /** Binds the origin a relayed POST came from to the relay's nonce, which only this browser holds. */
@@ -148,12 +149,15 @@ export class LogoutController {
   /** The request's own parameters go back as hidden fields; the page's answers (`confirm`, `decline`) only as the page sets them. */
   private confirmPage(tenantId: string, params: Params, confirm: string): FlowResult {
     const { confirm: _confirm, decline: _decline, relayed: _relayed, relayed_from: _from, relayed_proof: _proof, ...request } = params;
-    const hidden = Object.entries({ ...request, confirm })
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v!)}">`)
-      .join('');
-    const body = `<h1>Sign out?</h1><form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/logout">${hidden}<button type="submit">Sign out</button> <button type="submit" name="decline" value="1">Stay signed in</button></form>`;
-    return { kind: 'html', status: 200, body: page('Sign out?', body) };
+    const fields = Object.entries({ ...request, confirm }).filter((f): f is [string, string] => f[1] !== undefined);
+    const data = { action: `${this.directory.issuer(tenantId)}/logout`, fields };
+    return { kind: 'html', status: 200, body: render('logout-confirm', 'logout.title', data) };
+  }
+
+  /** A page that only says how things stand (`heading` is also its title). */
+  private message(heading: MessageKey, text: MessageKey): FlowResult {
+    const t = ENGLISH.messages;
+    return { kind: 'html', status: 200, body: render('message', heading, { heading: t[heading], text: t[text] }) };
   }
 }
 

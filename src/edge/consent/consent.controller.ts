@@ -12,7 +12,7 @@ import { userDecider } from '../../domain/user/user.decider.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
-import { escapeHtml, page } from '../../shared/html.js';
+import { render } from '../../shared/html.js';
 import { originOf } from '../../shared/request-origin.js';
 
 /** The consent page for third-party clients; an allowed set of scopes is remembered (`ConsentGranted`), a denial recorded (`ConsentDenied`). */
@@ -31,11 +31,8 @@ export class ConsentController {
   async show(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const sealed = readParams(req.query).interaction;
     const { client, request } = await this.pending(tenantId, sealed, req.headers.cookie);
-    const scopes = request.scope.map((s) => `<li>${escapeHtml(s)}</li>`).join('');
-    const body = `<h1>Allow access?</h1><p><strong>${escapeHtml(client.clientName ?? client.clientId)}</strong> asks for:</p><ul>${scopes}</ul>
-<form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/consent"><input type="hidden" name="interaction" value="${escapeHtml(sealed!)}">
-<button type="submit" name="decision" value="allow">Allow</button> <button type="submit" name="decision" value="deny">Deny</button></form>`;
-    sendFlowResult(reply, { kind: 'html', status: 200, body: page('Allow access?', body) });
+    const data = { client: client.clientName ?? client.clientId, scopes: request.scope, action: `${this.directory.issuer(tenantId)}/consent`, interaction: sealed };
+    sendFlowResult(reply, { kind: 'html', status: 200, body: render('consent', 'consent.title', data) });
   }
 
   @Post('consent')

@@ -18,7 +18,8 @@ import { AggregateStore } from '../../infrastructure/event-store/aggregate-store
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { FailureBudget } from '../../shared/failure-budget.js';
-import { escapeHtml, page } from '../../shared/html.js';
+import { type PageContext, ENGLISH, fill, render } from '../../shared/html.js';
+import type { MessageKey } from '../pages/messages.en.js';
 import { DeviceCookies } from './device-cookie.js';
 import { type Refusal, SignInLimits } from './sign-in-limits.js';
 import { originOf } from '../../shared/request-origin.js';
@@ -28,11 +29,17 @@ import type { RequestOrigin } from '../../infrastructure/event-store/event-store
 const UNKNOWN_USERNAMES_RECORDED_PER_MINUTE = 60;
 
 /** What a sign-in held up by each limit is told. */
-const REFUSALS: Record<Refusal['limit'], string> = {
-  username: 'Too many failed sign-ins with this username.',
-  address: 'Too many failed sign-ins from your network.',
-  tenant: 'Too many failed sign-ins here lately.',
+const REFUSALS: Record<Refusal['limit'], MessageKey> = {
+  username: 'signIn.limit.username',
+  address: 'signIn.limit.address',
+  tenant: 'signIn.limit.tenant',
 };
+
+/** A text of the sign-in page's catalogue, with the values it names. */
+interface Notice {
+  key: MessageKey;
+  vars?: Record<string, string | number>;
+}
 
 /**
  * The tenant's sign-in page: a plain form (username, password) that works without
@@ -93,20 +100,20 @@ export class LoginController {
       if (!(e instanceof PasswordQueueFull)) throw e;
       // Every hashing slot and queue place is taken: refused at once, not counted as a failure.
       reply.header('retry-after', String(e.retryAfterSeconds));
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, `Too many sign-ins at once. Try again in ${e.retryAfterSeconds} s.`));
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, { key: 'signIn.busy', vars: { seconds: e.retryAfterSeconds } }));
       return;
     }
     if ('wait' in attempt) {
       // Refused without looking at the password; the failures that led here are counted.
       const seconds = Math.max(1, Math.ceil(attempt.wait / 1000));
       reply.header('retry-after', String(seconds));
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, `${REFUSALS[attempt.limit]} Try again in ${seconds} s.`));
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, { key: REFUSALS[attempt.limit], vars: { seconds } }));
       return;
     }
     const { user, ok } = attempt;
     if (!user || !ok) {
       // 400, not 401: a form is no HTTP authentication scheme, and a 401 must name one (RFC 9110 §15.5.2).
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 400, 'Wrong username or password.'));
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 400, { key: 'signIn.wrongCredentials' }));
       // Recorded once answered, whoever tried: how long the answer took then says nothing about
       // whether the username exists (a made-up one is not always recorded).
       this.recordFailure(tenantId, request.clientId, user?.userId, username, origin).catch((e: unknown) => this.logger.error(`a failed sign-in was not recorded: ${String(e)}`));
@@ -114,7 +121,7 @@ export class LoginController {
     }
     if (user.disabled) {
       // Answered as a wrong password, so the form tells nothing of the account; not a failure to record.
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 400, 'Wrong username or password.'));
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 400, { key: 'signIn.wrongCredentials' }));
       return;
     }
     const now = this.clock.seconds();
@@ -178,13 +185,8 @@ export class LoginController {
     return request;
   }
 
-  private form(tenantId: string, sealed: string, username: string, status: number, error?: string): FlowResult {
-    const body = `<h1>Sign in</h1>${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/login">
-<input type="hidden" name="interaction" value="${escapeHtml(sealed)}">
-<label for="username">Username</label><input id="username" name="username" autocomplete="username" required value="${escapeHtml(username)}">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form>`;
-    return { kind: 'html', status, body: page('Sign in', body) };
+  private form(tenantId: string, sealed: string, username: string, status: number, error?: Notice, ctx: PageContext = ENGLISH): FlowResult {
+    const data = { action: `${this.directory.issuer(tenantId)}/login`, interaction: sealed, username, error: error && fill(ctx.messages[error.key], error.vars) };
+    return { kind: 'html', status, body: render('sign-in', 'signIn.title', data, ctx) };
   }
 }
