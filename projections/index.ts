@@ -1,4 +1,5 @@
 import { clientsProjection } from './clients.projection.js';
+import { localesProjection } from './locales.projection.js';
 import type { Projection } from './projection.js';
 import { permissionsProjection } from './permissions.projection.js';
 import { resourcesProjection } from './resources.projection.js';
@@ -24,4 +25,6 @@ export const allProjections: readonly Projection<any>[] = [
   rolesProjection,
   systemSettingsProjection,
   scopesProjection,
+  // Edge pages.
+  localesProjection,
 ];

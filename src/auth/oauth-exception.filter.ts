@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { DomainError } from '../domain/shared/domain-error.js';
 import { uuidV7 } from '../infrastructure/crypto/hashing.js';
 import { formPostPage, render } from '../shared/html.js';
+import { builtInContext } from '../edge/pages/page-locales.js';
 import {
   BearerRequired,
   ContentTooLarge,
@@ -34,7 +35,12 @@ const BROWSER_ROUTE = /\/(authorize|login|consent|logout)$/;
 
 /** The HTML page of an error that is shown to the user and never sent to a client. */
 function sendErrorPage(reply: FastifyReply, e: OAuthError): void {
-  sendFlowResult(reply, { kind: 'html', status: e.status, body: render('error', 'error.title', { code: e.code, description: e.description ?? '' }) });
+  // In a language of the built-in catalogues (the tenant's own texts are not read on the error path).
+  const req = reply.request;
+  const uiLocales = (req.query as Record<string, unknown> | undefined)?.ui_locales;
+  const accept = req.headers['accept-language'];
+  const ctx = builtInContext(typeof uiLocales === 'string' ? uiLocales : undefined, typeof accept === 'string' ? accept : undefined);
+  sendFlowResult(reply, { kind: 'html', status: e.status, body: render('error', 'error.title', { code: e.code, description: e.description ?? '' }, ctx) });
 }
 
 /**

@@ -31,6 +31,12 @@ import { RolesController } from './roles/roles.controller.js';
 import { UserRolesController } from './roles/user-roles.controller.js';
 import { DeleteScopeHandler, SaveScopeHandler } from './scopes/scope-commands.js';
 import { ScopesController } from './scopes/scopes.controller.js';
+import { DeleteLocaleHandler, SaveLocaleHandler } from './locales/locale-commands.js';
+import { LocalesController } from './locales/locales.controller.js';
+
+/** The edge pages' texts, theme and forms. */
+const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler];
+const pageControllers = [LocalesController];
 
 /** Scopes, resources, permissions, roles and role assignments. */
 const rbacHandlers = [SaveScopeHandler, DeleteScopeHandler, CreateResourceHandler, UpdateResourceHandler, DeleteResourceHandler, CreatePermissionHandler, UpdatePermissionHandler, DeletePermissionHandler, SaveRoleHandler, DeleteRoleHandler, AssignRoleHandler];
@@ -55,8 +61,8 @@ const commandHandlers = [
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
   imports: [CqrsModule, PassportModule, AuthModule],
-  controllers: [TenantsController, TenantSettingsController, SystemSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers],
-  providers: [...commandHandlers, ...rbacHandlers, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits, TokenHistories],
+  controllers: [TenantsController, TenantSettingsController, SystemSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers, ...pageControllers],
+  providers: [...commandHandlers, ...rbacHandlers, ...pageHandlers, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits, TokenHistories],
   exports: [BootstrapService, TokenHistories],
 })
 export class CentralModule {}

@@ -50,7 +50,7 @@ const ANSWER_ROUTE = new Set(['client_id', 'redirect_uri', 'response_mode']);
  * The longest free-form values accepted: the request travels sealed in the login and consent
  * links, which must stay well inside what a browser and this server take in a request line.
  */
-const MAX_LENGTH = { state: MAX_STATE_LENGTH, nonce: 512, login_hint: 512 } as const;
+const MAX_LENGTH = { state: MAX_STATE_LENGTH, nonce: 512, login_hint: 512, ui_locales: 256 } as const;
 
 /**
  * The authorization endpoint's decisions (RFC 6749 §4.1, OpenID Connect Core §3.1.2): check
@@ -155,6 +155,7 @@ export class AuthorizeFlow {
     // Optional fields by assignment (see domain/shared/merged.ts).
     if (params.redirect_uri === undefined) request.redirectUriOmitted = true;
     if (hintSubject !== undefined) request.hintSubject = hintSubject;
+    if (params.ui_locales) request.uiLocales = params.ui_locales;
     return this.resume(tenant, client, request, await this.browser.current(tenant, cookieHeader), origin);
   }
 

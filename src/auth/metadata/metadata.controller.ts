@@ -2,6 +2,7 @@ import { Controller, Get, Head, Header, Inject, Param } from '@nestjs/common';
 import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { Directory } from '../../shared/directory.js';
 import { SUPPORTED_SCOPES, STANDARD_CLAIMS } from '../scopes.js';
+import { PageLocales } from '../../edge/pages/page-locales.js';
 
 const PATHS = [
   ':tenant/.well-known/openid-configuration',
@@ -16,7 +17,10 @@ const PATHS = [
  */
 @Controller()
 export class MetadataController {
-  constructor(@Inject(Directory) private readonly directory: Directory) {}
+  constructor(
+    @Inject(Directory) private readonly directory: Directory,
+    @Inject(PageLocales) private readonly locales: PageLocales,
+  ) {}
 
   @Get(PATHS)
   @Header('cache-control', 'public, max-age=300')
@@ -63,6 +67,8 @@ export class MetadataController {
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
       authorization_response_iss_parameter_supported: true,
+      // Edge pages: the languages of the sign-in, consent and sign-out pages.
+      ui_locales_supported: await this.locales.offered(tenantId),
     };
   }
 }

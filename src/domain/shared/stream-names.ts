@@ -16,4 +16,6 @@ export const streams = {
   permission: (tenantId: string, permissionId: string) => `permission-${tenantId}.${permissionId}`,
   role: (tenantId: string, roleId: string) => `role-${tenantId}.${roleId}`,
   scope: (tenantId: string, scopeId: string) => `scope-${tenantId}.${scopeId}`,
+  // Edge pages: a tenant's texts per language, its theme, its forms.
+  locale: (tenantId: string, tag: string) => `locale-${tenantId}.${tag}`,
 };

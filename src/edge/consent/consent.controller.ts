@@ -13,6 +13,7 @@ import { AggregateStore } from '../../infrastructure/event-store/aggregate-store
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { render } from '../../shared/html.js';
+import { PageLocales } from '../pages/page-locales.js';
 import { originOf } from '../../shared/request-origin.js';
 
 /** The consent page for third-party clients; an allowed set of scopes is remembered (`ConsentGranted`), a denial recorded (`ConsentDenied`). */
@@ -25,6 +26,7 @@ export class ConsentController {
     @Inject(BrowserSessions) private readonly browser: BrowserSessions,
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(PageLocales) private readonly locales: PageLocales,
   ) {}
 
   @Get('consent')
@@ -32,7 +34,7 @@ export class ConsentController {
     const sealed = readParams(req.query).interaction;
     const { client, request } = await this.pending(tenantId, sealed, req.headers.cookie);
     const data = { client: client.clientName ?? client.clientId, scopes: request.scope, action: `${this.directory.issuer(tenantId)}/consent`, interaction: sealed };
-    sendFlowResult(reply, { kind: 'html', status: 200, body: render('consent', 'consent.title', data) });
+    sendFlowResult(reply, { kind: 'html', status: 200, body: render('consent', 'consent.title', data, await this.locales.context(tenantId, req, request.uiLocales)) });
   }
 
   @Post('consent')

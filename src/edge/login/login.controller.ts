@@ -18,7 +18,8 @@ import { AggregateStore } from '../../infrastructure/event-store/aggregate-store
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { FailureBudget } from '../../shared/failure-budget.js';
-import { type PageContext, ENGLISH, fill, render } from '../../shared/html.js';
+import { type PageContext, fill, render } from '../../shared/html.js';
+import { PageLocales } from '../pages/page-locales.js';
 import type { MessageKey } from '../pages/messages.en.js';
 import { DeviceCookies } from './device-cookie.js';
 import { type Refusal, SignInLimits } from './sign-in-limits.js';
@@ -59,6 +60,7 @@ export class LoginController {
     @Inject(SignInLimits) private readonly limits: SignInLimits,
     @Inject(DeviceCookies) private readonly devices: DeviceCookies,
     @Inject(PasswordQueue) private readonly passwords: PasswordQueue,
+    @Inject(PageLocales) private readonly locales: PageLocales,
   ) {}
 
   /** Failed sign-ins with usernames nobody has, recorded per tenant. */
@@ -70,7 +72,8 @@ export class LoginController {
     await this.directory.requireTenant(tenantId);
     const sealed = readParams(req.query).interaction;
     const request = this.pending(tenantId, sealed, req.headers.cookie);
-    sendFlowResult(reply, this.form(tenantId, sealed!, request.loginHint ?? '', 200));
+    const ctx = await this.locales.context(tenantId, req, request.uiLocales);
+    sendFlowResult(reply, this.form(tenantId, sealed!, request.loginHint ?? '', 200, ctx));
   }
 
   @Post('login')
@@ -80,6 +83,7 @@ export class LoginController {
     const params = formParams(req);
     const request = this.pending(tenantId, params.interaction, req.headers.cookie);
     const username = params.username ?? '';
+    const ctx = await this.locales.context(tenantId, req, request.uiLocales);
     // A browser that signed in as this username before is counted on its own, so guesses from
     // elsewhere do not hold it up, until it has failed as often itself (OWASP: device cookies).
     const millis = () => this.clock.now().getTime();
@@ -100,20 +104,20 @@ export class LoginController {
       if (!(e instanceof PasswordQueueFull)) throw e;
       // Every hashing slot and queue place is taken: refused at once, not counted as a failure.
       reply.header('retry-after', String(e.retryAfterSeconds));
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, { key: 'signIn.busy', vars: { seconds: e.retryAfterSeconds } }));
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, ctx, { key: 'signIn.busy', vars: { seconds: e.retryAfterSeconds } }));
       return;
     }
     if ('wait' in attempt) {
       // Refused without looking at the password; the failures that led here are counted.
       const seconds = Math.max(1, Math.ceil(attempt.wait / 1000));
       reply.header('retry-after', String(seconds));
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, { key: REFUSALS[attempt.limit], vars: { seconds } }));
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, ctx, { key: REFUSALS[attempt.limit], vars: { seconds } }));
       return;
     }
     const { user, ok } = attempt;
     if (!user || !ok) {
       // 400, not 401: a form is no HTTP authentication scheme, and a 401 must name one (RFC 9110 §15.5.2).
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 400, { key: 'signIn.wrongCredentials' }));
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 400, ctx, { key: 'signIn.wrongCredentials' }));
       // Recorded once answered, whoever tried: how long the answer took then says nothing about
       // whether the username exists (a made-up one is not always recorded).
       this.recordFailure(tenantId, request.clientId, user?.userId, username, origin).catch((e: unknown) => this.logger.error(`a failed sign-in was not recorded: ${String(e)}`));
@@ -121,7 +125,7 @@ export class LoginController {
     }
     if (user.disabled) {
       // Answered as a wrong password, so the form tells nothing of the account; not a failure to record.
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 400, { key: 'signIn.wrongCredentials' }));
+      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 400, ctx, { key: 'signIn.wrongCredentials' }));
       return;
     }
     const now = this.clock.seconds();
@@ -185,7 +189,7 @@ export class LoginController {
     return request;
   }
 
-  private form(tenantId: string, sealed: string, username: string, status: number, error?: Notice, ctx: PageContext = ENGLISH): FlowResult {
+  private form(tenantId: string, sealed: string, username: string, status: number, ctx: PageContext, error?: Notice): FlowResult {
     const data = { action: `${this.directory.issuer(tenantId)}/login`, interaction: sealed, username, error: error && fill(ctx.messages[error.key], error.vars) };
     return { kind: 'html', status, body: render('sign-in', 'signIn.title', data, ctx) };
   }

@@ -1,0 +1,33 @@
+import type { Messages } from './messages.en.js';
+
+/** The texts of the edge pages in French. */
+export const FR: Messages = {
+  'signIn.title': 'Connexion',
+  'signIn.heading': 'Connexion',
+  'signIn.username': "Nom d'utilisateur",
+  'signIn.password': 'Mot de passe',
+  'signIn.submit': 'Se connecter',
+  'signIn.wrongCredentials': "Nom d'utilisateur ou mot de passe incorrect.",
+  'signIn.busy': 'Trop de connexions en même temps. Réessayez dans {seconds} s.',
+  'signIn.limit.username': "Trop d'échecs de connexion avec ce nom d'utilisateur. Réessayez dans {seconds} s.",
+  'signIn.limit.address': "Trop d'échecs de connexion depuis votre réseau. Réessayez dans {seconds} s.",
+  'signIn.limit.tenant': "Trop d'échecs de connexion ici ces derniers temps. Réessayez dans {seconds} s.",
+  'consent.title': "Autoriser l'accès ?",
+  'consent.heading': "Autoriser l'accès ?",
+  'consent.asksFor': 'demande :',
+  'consent.allow': 'Autoriser',
+  'consent.deny': 'Refuser',
+  'logout.title': 'Se déconnecter ?',
+  'logout.heading': 'Se déconnecter ?',
+  'logout.confirm': 'Se déconnecter',
+  'logout.stay': 'Rester connecté',
+  'logout.stillTitle': 'Toujours connecté',
+  'logout.stillText': 'Vous êtes toujours connecté.',
+  'logout.doneTitle': 'Déconnecté',
+  'logout.doneText': 'Vous êtes déconnecté.',
+  'error.title': 'Requête refusée',
+  'error.heading': 'Requête refusée',
+  'formPost.title': 'Envoi…',
+  'formPost.continueTitle': 'Continuer',
+  'formPost.continue': 'Continuer',
+};
