@@ -1,5 +1,6 @@
 import { clientsProjection } from './clients.projection.js';
 import { localesProjection } from './locales.projection.js';
+import { themesProjection } from './themes.projection.js';
 import type { Projection } from './projection.js';
 import { permissionsProjection } from './permissions.projection.js';
 import { resourcesProjection } from './resources.projection.js';
@@ -27,4 +28,5 @@ export const allProjections: readonly Projection<any>[] = [
   scopesProjection,
   // Edge pages.
   localesProjection,
+  themesProjection,
 ];

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { DomainError } from '../domain/shared/domain-error.js';
 import { uuidV7 } from '../infrastructure/crypto/hashing.js';
 import { formPostPage, render } from '../shared/html.js';
-import { builtInContext } from '../edge/pages/page-locales.js';
+import { builtInContext } from '../edge/pages/page-contexts.js';
 import {
   BearerRequired,
   ContentTooLarge,

@@ -33,10 +33,12 @@ import { DeleteScopeHandler, SaveScopeHandler } from './scopes/scope-commands.js
 import { ScopesController } from './scopes/scopes.controller.js';
 import { DeleteLocaleHandler, SaveLocaleHandler } from './locales/locale-commands.js';
 import { LocalesController } from './locales/locales.controller.js';
+import { DeleteThemeHandler, SaveThemeHandler } from './theme/theme-commands.js';
+import { ThemeController } from './theme/theme.controller.js';
 
 /** The edge pages' texts, theme and forms. */
-const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler];
-const pageControllers = [LocalesController];
+const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler, SaveThemeHandler, DeleteThemeHandler];
+const pageControllers = [LocalesController, ThemeController];
 
 /** Scopes, resources, permissions, roles and role assignments. */
 const rbacHandlers = [SaveScopeHandler, DeleteScopeHandler, CreateResourceHandler, UpdateResourceHandler, DeleteResourceHandler, CreatePermissionHandler, UpdatePermissionHandler, DeletePermissionHandler, SaveRoleHandler, DeleteRoleHandler, AssignRoleHandler];

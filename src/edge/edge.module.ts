@@ -4,7 +4,8 @@ import { ConsentController } from './consent/consent.controller.js';
 import { LoginController } from './login/login.controller.js';
 import { DeviceCookies } from './login/device-cookie.js';
 import { SignInLimits } from './login/sign-in-limits.js';
+import { ThemeAssetsController } from './pages/theme-assets.controller.js';
 
 /** The traffic plane: browser login and consent so far; proxy, permissions and native API come later. */
-@Module({ imports: [AuthModule], controllers: [LoginController, ConsentController], providers: [SignInLimits, DeviceCookies] })
+@Module({ imports: [AuthModule], controllers: [LoginController, ConsentController, ThemeAssetsController], providers: [SignInLimits, DeviceCookies] })
 export class EdgeModule {}

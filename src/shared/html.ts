@@ -16,10 +16,11 @@ export const STYLE_HASH = `'sha256-${hash('sha256', STYLE, 'base64')}'`;
 /** The form_post auto-submit, served as a file (`{tenant}/assets/form-post.js`): no page carries inline script. */
 export const FORM_POST_SCRIPT = 'document.forms[0].submit();\n';
 
-/** What every page is rendered in: its language (`<html lang>`) and that language's texts. */
+/** What every page is rendered in: its language (`<html lang>`), that language's texts, and the tenant's logo (https) if it has one. */
 export interface PageContext {
   lang: string;
   messages: Messages;
+  logoUrl?: string;
 }
 
 /** The built-in English texts, for pages rendered outside any request's language choice. */
@@ -42,7 +43,7 @@ export function fill(text: string, vars: Record<string, string | number> = {}): 
  */
 export function render(view: string, titleKey: MessageKey, data: Record<string, unknown>, ctx: PageContext = ENGLISH, script?: string): string {
   const t = (key: MessageKey, vars?: Record<string, string | number>) => fill(ctx.messages[key] ?? EN[key], vars);
-  return engine.render(`./${view}`, { ...data, t, lang: ctx.lang, title: t(titleKey), style: STYLE, script });
+  return engine.render(`./${view}`, { ...data, t, lang: ctx.lang, logo: ctx.logoUrl, title: t(titleKey), style: STYLE, script });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { Directory } from './directory.js';
-import { PageLocales } from '../edge/pages/page-locales.js';
+import { PageContexts } from '../edge/pages/page-contexts.js';
 
 @Global()
-@Module({ providers: [Directory, PageLocales], exports: [Directory, PageLocales] })
+@Module({ providers: [Directory, PageContexts], exports: [Directory, PageContexts] })
 export class SharedModule {}

@@ -6,9 +6,9 @@ import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { formPostPage, type PageContext, render } from '../../shared/html.js';
-import { PageLocales } from '../../edge/pages/page-locales.js';
+import { PageContexts } from '../../edge/pages/page-contexts.js';
 import type { MessageKey } from '../../edge/pages/messages.en.js';
-import { type FlowResult, sendFlowResult } from '../authorize/flow-result.js';
+import { type FlowResult, pageImages, sendFlowResult } from '../authorize/flow-result.js';
 import { formParams } from '../form-request.js';
 import { InvalidRequest, UserFacingError } from '../oauth-errors.js';
 import { MAX_STATE_LENGTH, type Params, readParams } from '../params.js';
@@ -49,7 +49,7 @@ export class LogoutController {
     @Inject(SessionCommands) private readonly sessions: SessionCommands,
     @Inject(KeyEncryption) private readonly keys: KeyEncryption,
     @Inject(Clock) private readonly clock: Clock,
-    @Inject(PageLocales) private readonly locales: PageLocales,
+    @Inject(PageContexts) private readonly locales: PageContexts,
   ) {}
 
   @Get('logout')
@@ -76,7 +76,7 @@ export class LogoutController {
       // no cookies) gets the page without its automatic submit, so that nothing loops.
       const from = origin ? { relayed_from: origin, relayed_proof: this.originProof(next, origin) } : {};
       const body = formPostPage(`${this.directory.issuer(tenantId)}/logout`, { ...params, relayed: next, ...from }, relayed === undefined, ctx);
-      return sendFlowResult(reply, { kind: 'html', status: 200, body, cookies: [this.browser.cookie(tenantId, RELAY_COOKIE, next, RELAY_SECONDS)] });
+      return sendFlowResult(reply, { kind: 'html', status: 200, body, cookies: [this.browser.cookie(tenantId, RELAY_COOKIE, next, RELAY_SECONDS)], ...pageImages(ctx.logoUrl) });
     }
     const relayedOrigin = relayedHere && relayedFrom !== undefined && relayedProof !== undefined && constantTimeEqual(relayedProof, this.originProof(nonce, relayedFrom)) ? relayedFrom : undefined;
     const result = await this.logout(tenantId, { ...params, confirm, decline }, cookies, { posted: true, from: relayedHere ? relayedOrigin : origin }, originOf(req), ctx);
@@ -156,13 +156,13 @@ export class LogoutController {
     const { confirm: _confirm, decline: _decline, relayed: _relayed, relayed_from: _from, relayed_proof: _proof, ...request } = params;
     const fields = Object.entries({ ...request, confirm }).filter((f): f is [string, string] => f[1] !== undefined);
     const data = { action: `${this.directory.issuer(tenantId)}/logout`, fields };
-    return { kind: 'html', status: 200, body: render('logout-confirm', 'logout.title', data, ctx) };
+    return { kind: 'html', status: 200, body: render('logout-confirm', 'logout.title', data, ctx), ...pageImages(ctx.logoUrl) };
   }
 
   /** A page that only says how things stand (`heading` is also its title). */
   private message(ctx: PageContext, heading: MessageKey, text: MessageKey): FlowResult {
     const t = ctx.messages;
-    return { kind: 'html', status: 200, body: render('message', heading, { heading: t[heading], text: t[text] }, ctx) };
+    return { kind: 'html', status: 200, body: render('message', heading, { heading: t[heading], text: t[text] }, ctx), ...pageImages(ctx.logoUrl) };
   }
 }
 

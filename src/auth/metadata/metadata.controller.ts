@@ -2,7 +2,7 @@ import { Controller, Get, Head, Header, Inject, Param } from '@nestjs/common';
 import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { Directory } from '../../shared/directory.js';
 import { SUPPORTED_SCOPES, STANDARD_CLAIMS } from '../scopes.js';
-import { PageLocales } from '../../edge/pages/page-locales.js';
+import { PageContexts } from '../../edge/pages/page-contexts.js';
 
 const PATHS = [
   ':tenant/.well-known/openid-configuration',
@@ -19,7 +19,7 @@ const PATHS = [
 export class MetadataController {
   constructor(
     @Inject(Directory) private readonly directory: Directory,
-    @Inject(PageLocales) private readonly locales: PageLocales,
+    @Inject(PageContexts) private readonly locales: PageContexts,
   ) {}
 
   @Get(PATHS)

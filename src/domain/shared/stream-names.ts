@@ -18,4 +18,5 @@ export const streams = {
   scope: (tenantId: string, scopeId: string) => `scope-${tenantId}.${scopeId}`,
   // Edge pages: a tenant's texts per language, its theme, its forms.
   locale: (tenantId: string, tag: string) => `locale-${tenantId}.${tag}`,
+  theme: (tenantId: string) => `theme-${tenantId}`,
 };

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizeFlow } from '../../auth/authorize/authorize-flow.js';
-import { sendFlowResult } from '../../auth/authorize/flow-result.js';
+import { pageImages, sendFlowResult } from '../../auth/authorize/flow-result.js';
 import { Interactions } from '../../auth/authorize/interaction.js';
 import { formParams } from '../../auth/form-request.js';
 import { AccessDenied, InvalidRequest, UserFacingError } from '../../auth/oauth-errors.js';
@@ -13,7 +13,7 @@ import { AggregateStore } from '../../infrastructure/event-store/aggregate-store
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { render } from '../../shared/html.js';
-import { PageLocales } from '../pages/page-locales.js';
+import { PageContexts } from '../pages/page-contexts.js';
 import { originOf } from '../../shared/request-origin.js';
 
 /** The consent page for third-party clients; an allowed set of scopes is remembered (`ConsentGranted`), a denial recorded (`ConsentDenied`). */
@@ -26,7 +26,7 @@ export class ConsentController {
     @Inject(BrowserSessions) private readonly browser: BrowserSessions,
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
-    @Inject(PageLocales) private readonly locales: PageLocales,
+    @Inject(PageContexts) private readonly locales: PageContexts,
   ) {}
 
   @Get('consent')
@@ -34,7 +34,8 @@ export class ConsentController {
     const sealed = readParams(req.query).interaction;
     const { client, request } = await this.pending(tenantId, sealed, req.headers.cookie);
     const data = { client: client.clientName ?? client.clientId, scopes: request.scope, action: `${this.directory.issuer(tenantId)}/consent`, interaction: sealed };
-    sendFlowResult(reply, { kind: 'html', status: 200, body: render('consent', 'consent.title', data, await this.locales.context(tenantId, req, request.uiLocales)) });
+    const ctx = await this.locales.context(tenantId, req, request.uiLocales);
+    sendFlowResult(reply, { kind: 'html', status: 200, body: render('consent', 'consent.title', data, ctx), ...pageImages(ctx.logoUrl) });
   }
 
   @Post('consent')

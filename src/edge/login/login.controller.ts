@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizeFlow } from '../../auth/authorize/authorize-flow.js';
-import { type FlowResult, sendFlowResult } from '../../auth/authorize/flow-result.js';
+import { type FlowResult, pageImages, sendFlowResult } from '../../auth/authorize/flow-result.js';
 import { type AuthorizationRequest, Interactions } from '../../auth/authorize/interaction.js';
 import { formParams } from '../../auth/form-request.js';
 import { InvalidRequest, UserFacingError } from '../../auth/oauth-errors.js';
@@ -19,7 +19,7 @@ import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { FailureBudget } from '../../shared/failure-budget.js';
 import { type PageContext, fill, render } from '../../shared/html.js';
-import { PageLocales } from '../pages/page-locales.js';
+import { PageContexts } from '../pages/page-contexts.js';
 import type { MessageKey } from '../pages/messages.en.js';
 import { DeviceCookies } from './device-cookie.js';
 import { type Refusal, SignInLimits } from './sign-in-limits.js';
@@ -60,7 +60,7 @@ export class LoginController {
     @Inject(SignInLimits) private readonly limits: SignInLimits,
     @Inject(DeviceCookies) private readonly devices: DeviceCookies,
     @Inject(PasswordQueue) private readonly passwords: PasswordQueue,
-    @Inject(PageLocales) private readonly locales: PageLocales,
+    @Inject(PageContexts) private readonly locales: PageContexts,
   ) {}
 
   /** Failed sign-ins with usernames nobody has, recorded per tenant. */
@@ -191,6 +191,6 @@ export class LoginController {
 
   private form(tenantId: string, sealed: string, username: string, status: number, ctx: PageContext, error?: Notice): FlowResult {
     const data = { action: `${this.directory.issuer(tenantId)}/login`, interaction: sealed, username, error: error && fill(ctx.messages[error.key], error.vars) };
-    return { kind: 'html', status, body: render('sign-in', 'signIn.title', data, ctx) };
+    return { kind: 'html', status, body: render('sign-in', 'signIn.title', data, ctx), ...pageImages(ctx.logoUrl) };
   }
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { LocaleView } from '../../../projections/locales.projection.js';
+import type { ThemeView } from '../../../projections/themes.projection.js';
 import { READ_STORE, type ReadStore } from '../../infrastructure/read-store/read-store.port.js';
 import type { PageContext } from '../../shared/html.js';
 import { BUILT_IN_LOCALES, chooseLocale } from './locale-choice.js';
@@ -10,12 +11,12 @@ import { FR } from './messages.fr.js';
 const BUILT_IN: Record<string, Messages> = { en: EN, fr: FR };
 
 /**
- * The language of a tenant's pages for one request, and its texts: the built-in catalogue of
- * the language (or of its primary language, or English), overridden key by key by the
- * tenant's own texts for that tag.
+ * What a tenant's page is rendered in for one request: its language and texts (the built-in
+ * catalogue of the language, or of its primary language, or English, overridden key by key by
+ * the tenant's own texts for that tag), and the tenant's logo.
  */
 @Injectable()
-export class PageLocales {
+export class PageContexts {
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
 
   /** The tags the tenant's pages are offered in (discovery's `ui_locales_supported`). */
@@ -25,14 +26,14 @@ export class PageLocales {
 
   /** `uiLocales`: the request's `ui_locales` (OIDC Core §3.1.2.1), when it carried one. */
   async context(tenantId: string, req: FastifyRequest, uiLocales?: string): Promise<PageContext> {
-    const own = await this.tenantLocales(tenantId);
+    const [own, theme] = await Promise.all([this.tenantLocales(tenantId), this.reads.get<ThemeView>('themes', tenantId)]);
     // The most recently marked default, should two be marked for a moment.
     const byDefault = own.filter((l) => l.isDefault).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))[0];
     const header = req.headers['accept-language'];
     const lang = chooseLocale(offeredTags(own), uiLocales, typeof header === 'string' ? header : undefined, byDefault?.tag);
     const base = BUILT_IN[lang] ?? BUILT_IN[lang.split('-')[0]] ?? EN;
     const overrides = own.find((l) => l.tag === lang)?.messages ?? {};
-    return { lang, messages: { ...base, ...overrides } };
+    return { lang, messages: { ...base, ...overrides }, ...(theme?.logoUrl ? { logoUrl: theme.logoUrl } : {}) };
   }
 
   private tenantLocales(tenantId: string): Promise<LocaleView[]> {
