@@ -31,7 +31,7 @@ import { Problem, sendProblem, toProblem } from '../central/http/problem.js';
 const ADMIN_ROUTE = /^(?:\/[^/]+)?\/configuration(?:\/|$)|^\/[^/]+\/users\/registrations$/;
 
 /** Routes a browser opens (the authorization endpoint and the pages it leads to): their errors are pages, never JSON. */
-const BROWSER_ROUTE = /\/(authorize|login|consent|logout)$/;
+const BROWSER_ROUTE = /\/(authorize|login|consent|logout|register)$/;
 
 /** The HTML page of an error that is shown to the user and never sent to a client. */
 function sendErrorPage(reply: FastifyReply, e: OAuthError): void {

@@ -35,10 +35,12 @@ import { DeleteLocaleHandler, SaveLocaleHandler } from './locales/locale-command
 import { LocalesController } from './locales/locales.controller.js';
 import { DeleteThemeHandler, SaveThemeHandler } from './theme/theme-commands.js';
 import { ThemeController } from './theme/theme.controller.js';
+import { DeleteFormHandler, SaveFormHandler } from './forms/form-commands.js';
+import { FormsController } from './forms/forms.controller.js';
 
 /** The edge pages' texts, theme and forms. */
-const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler, SaveThemeHandler, DeleteThemeHandler];
-const pageControllers = [LocalesController, ThemeController];
+const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler, SaveThemeHandler, DeleteThemeHandler, SaveFormHandler, DeleteFormHandler];
+const pageControllers = [LocalesController, ThemeController, FormsController];
 
 /** Scopes, resources, permissions, roles and role assignments. */
 const rbacHandlers = [SaveScopeHandler, DeleteScopeHandler, CreateResourceHandler, UpdateResourceHandler, DeleteResourceHandler, CreatePermissionHandler, UpdatePermissionHandler, DeletePermissionHandler, SaveRoleHandler, DeleteRoleHandler, AssignRoleHandler];
@@ -65,6 +67,6 @@ const commandHandlers = [
   imports: [CqrsModule, PassportModule, AuthModule],
   controllers: [TenantsController, TenantSettingsController, SystemSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers, ...pageControllers],
   providers: [...commandHandlers, ...rbacHandlers, ...pageHandlers, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits, TokenHistories],
-  exports: [BootstrapService, TokenHistories],
+  exports: [BootstrapService, TokenHistories, RegistrationLimits],
 })
 export class CentralModule {}

@@ -41,7 +41,7 @@ afterAll(async () => {
 /** Serious and critical axe-core findings on the page (axe injected by the DevTools protocol, which the page's CSP does not govern). */
 async function seriousViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
-  const found = await page.evaluate(async () => (await (globalThis as any).axe.run(document)).violations as Array<{ id: string; impact: string; help: string }>);
+  const found = (await page.evaluate('axe.run(document).then((r) => r.violations)')) as Array<{ id: string; impact: string; help: string }>;
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
 }
 
@@ -71,22 +71,19 @@ suite('edge pages in a browser', () => {
     expect(await page.textContent('h1')).toBe('Bienvenue chez Acme');
     expect(await page.textContent('label[for="password"]')).toBe('Mot de passe');
     expect(await page.textContent('button[type="submit"]')).toBe('Se connecter');
-    const style = await page.evaluate(() => {
-      const button = getComputedStyle(document.querySelector('button')!);
-      return {
-        primary: getComputedStyle(document.documentElement).getPropertyValue('--edge-primary').trim(),
-        button: button.backgroundColor,
-        body: getComputedStyle(document.body).backgroundColor,
-        heading: getComputedStyle(document.querySelector('h1')!).fontVariantCaps,
-      };
-    });
+    const style = await page.evaluate(`({
+      primary: getComputedStyle(document.documentElement).getPropertyValue('--edge-primary').trim(),
+      button: getComputedStyle(document.querySelector('button')).backgroundColor,
+      body: getComputedStyle(document.body).backgroundColor,
+      heading: getComputedStyle(document.querySelector('h1')).fontVariantCaps,
+    })`);
     expect(style).toEqual({ primary: '#0a7f3f', button: 'rgb(10, 127, 63)', body: 'rgb(244, 247, 245)', heading: 'small-caps' });
     await shot(page, 'sign-in-fr-themed');
     expect(await seriousViolations(page)).toEqual([]);
 
     // Keyboard only: the fields are labelled and reached in order.
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('username');
+    expect(await page.evaluate('document.activeElement.id')).toBe('username');
     await page.keyboard.type('alice');
     await page.keyboard.press('Tab');
     await page.keyboard.type('wrong password');
@@ -109,7 +106,7 @@ suite('edge pages in a browser', () => {
     await page.goto(rp.url('/logout'));
     expect(await page.getAttribute('html', 'lang')).toBe('en');
     expect(await page.textContent('h1')).toBe('Signed out');
-    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(244, 247, 245)');
+    expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(244, 247, 245)');
     await shot(page, 'signed-out-en');
     expect(await seriousViolations(page)).toEqual([]);
     await context.close();

@@ -7,7 +7,7 @@ const GROUPS: Array<[RegExp, OpenApiGroup]> = [
   [/^\/revoke$/, 'revoke'],
   [/^\/(oauth\/)?userinfo$/, 'userinfo'],
   [/^\/logout$/, 'logout'],
-  [/^\/(login|consent|assets\/theme\.css)$/, 'edge'],
+  [/^\/(login|consent|register|assets\/theme\.css)$/, 'edge'],
   [/^\/\.well-known\/jwks\.json$/, 'jwks'],
   [/^\/\.well-known\/(openid-configuration|oauth-authorization-server)$/, 'metadata'],
   [/^\/configuration\//, 'central'],

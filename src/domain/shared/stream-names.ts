@@ -19,4 +19,5 @@ export const streams = {
   // Edge pages: a tenant's texts per language, its theme, its forms.
   locale: (tenantId: string, tag: string) => `locale-${tenantId}.${tag}`,
   theme: (tenantId: string) => `theme-${tenantId}`,
+  form: (tenantId: string, form: string) => `form-${tenantId}.${form}`,
 };
