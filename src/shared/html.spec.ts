@@ -3,7 +3,8 @@ import { formPostPage, render } from './html.js';
 
 describe('page templates', () => {
   it('escape every value by default', () => {
-    const html = render('sign-in', 'signIn.title', { action: '/t/login', interaction: '"><script>x()</script>', username: '<b>', error: 'a & b' });
+    const html = render('sign-in', 'signIn.title', { action: '/t/login', interaction: '"><script>x()</script>', username: '<b>', error: 'a & b', rules: { pattern: '"><x>' } });
+    expect(html).toContain('pattern="&quot;&gt;&lt;x&gt;"');
     expect(html).not.toContain('<script>x()');
     expect(html).toContain('value="&quot;&gt;&lt;script&gt;x()&lt;/script&gt;"');
     expect(html).toContain('value="&lt;b&gt;"');
