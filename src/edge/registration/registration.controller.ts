@@ -73,7 +73,8 @@ export class RegistrationController {
     const [ctx, form] = await Promise.all([this.contexts.context(tenant.tenantId, req, request.uiLocales), this.forms.form(tenantId, 'registration')]);
     const values: Record<string, string> = {};
     for (const f of form.fields) if (params[f.name]) values[f.name] = params[f.name]!;
-    const show = (status: number, faults: Record<string, string>, error?: MessageKey) => sendFlowResult(reply, this.page(tenantId, ctx, form, params.interaction!, values, faults, status, error));
+    const show = (status: number, faults: Record<string, string>, error?: MessageKey, vars: Record<string, number> = {}) =>
+      sendFlowResult(reply, this.page(tenantId, ctx, form, params.interaction!, values, faults, status, error && fill(ctx.messages[error], vars)));
 
     const faults: Record<string, string> = {};
     for (const f of form.fields) {
@@ -103,7 +104,7 @@ export class RegistrationController {
     const full = this.passwords.refusal();
     if (full) {
       reply.header('retry-after', String(full.retryAfterSeconds));
-      return show(429, {}, 'signIn.busy');
+      return show(429, {}, 'signIn.busy', { seconds: full.retryAfterSeconds });
     }
     const result: { created: boolean } = await this.commands.execute(new CreateUser(tenantId, dto.username, password, claimsOf(dto), 'anonymous', origin));
     if (!result.created) return show(409, { username: ctx.messages['registration.taken'] });
@@ -126,9 +127,9 @@ export class RegistrationController {
     return request;
   }
 
-  private page(tenantId: string, ctx: PageContext, form: FormDefinition, sealed: string, values: Record<string, string>, faults: Record<string, string>, status: number, error?: MessageKey): FlowResult {
+  private page(tenantId: string, ctx: PageContext, form: FormDefinition, sealed: string, values: Record<string, string>, faults: Record<string, string>, status: number, error?: string): FlowResult {
     const fields = form.fields.map((f) => ({ ...f, ...INPUTS[f.name], value: values[f.name] ?? '', fault: faults[f.name] }));
-    const data = { action: `${this.directory.issuer(tenantId)}/register`, interaction: sealed, fields, passwordFault: faults.password, error: error && fill(ctx.messages[error], { seconds: '' }) };
+    const data = { action: `${this.directory.issuer(tenantId)}/register`, interaction: sealed, fields, passwordFault: faults.password, error };
     return { kind: 'html', status, body: render('registration', 'registration.title', data, ctx), ...pageImages(ctx.logoUrl) };
   }
 }
