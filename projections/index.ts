@@ -1,4 +1,7 @@
 import { clientsProjection } from './clients.projection.js';
+import { localesProjection } from './locales.projection.js';
+import { themesProjection } from './themes.projection.js';
+import { formsProjection } from './forms.projection.js';
 import type { Projection } from './projection.js';
 import { permissionsProjection } from './permissions.projection.js';
 import { resourcesProjection } from './resources.projection.js';
@@ -24,4 +27,8 @@ export const allProjections: readonly Projection<any>[] = [
   rolesProjection,
   systemSettingsProjection,
   scopesProjection,
+  // Edge pages.
+  localesProjection,
+  themesProjection,
+  formsProjection,
 ];

@@ -4,7 +4,8 @@ import { type IncomingMessage, maxHeaderSize, type ServerResponse } from 'node:h
 import type { Duplex } from 'node:stream';
 import { DomainError } from '../domain/shared/domain-error.js';
 import { uuidV7 } from '../infrastructure/crypto/hashing.js';
-import { escapeHtml, formPostPage, page } from '../shared/html.js';
+import { formPostPage, render } from '../shared/html.js';
+import { builtInContext } from '../edge/pages/page-contexts.js';
 import {
   BearerRequired,
   DpopChallenge,
@@ -32,11 +33,16 @@ import { Problem, sendProblem, toProblem } from '../central/http/problem.js';
 const ADMIN_ROUTE = /^(?:\/[^/]+)?\/configuration(?:\/|$)|^\/[^/]+\/users\/registrations$/;
 
 /** Routes a browser opens (the authorization endpoint and the pages it leads to): their errors are pages, never JSON. */
-const BROWSER_ROUTE = /\/(authorize|login|consent|logout)$/;
+const BROWSER_ROUTE = /\/(authorize|login|consent|logout|register)$/;
 
 /** The HTML page of an error that is shown to the user and never sent to a client. */
 function sendErrorPage(reply: FastifyReply, e: OAuthError): void {
-  sendFlowResult(reply, { kind: 'html', status: e.status, body: page('Request rejected', `<h1>Request rejected</h1><p class="error">${escapeHtml(e.code)}: ${escapeHtml(e.description ?? '')}</p>`) });
+  // In a language of the built-in catalogues (the tenant's own texts are not read on the error path).
+  const req = reply.request;
+  const uiLocales = (req.query as Record<string, unknown> | undefined)?.ui_locales;
+  const accept = req.headers['accept-language'];
+  const ctx = builtInContext(typeof uiLocales === 'string' ? uiLocales : undefined, typeof accept === 'string' ? accept : undefined);
+  sendFlowResult(reply, { kind: 'html', status: e.status, body: render('error', 'error.title', { code: e.code, description: e.description ?? '' }, ctx) });
 }
 
 /**

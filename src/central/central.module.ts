@@ -31,6 +31,16 @@ import { RolesController } from './roles/roles.controller.js';
 import { ClientRolesController, UserRolesController } from './roles/user-roles.controller.js';
 import { DeleteScopeHandler, SaveScopeHandler } from './scopes/scope-commands.js';
 import { ScopesController } from './scopes/scopes.controller.js';
+import { DeleteLocaleHandler, SaveLocaleHandler } from './locales/locale-commands.js';
+import { LocalesController } from './locales/locales.controller.js';
+import { DeleteThemeHandler, SaveThemeHandler } from './theme/theme-commands.js';
+import { ThemeController } from './theme/theme.controller.js';
+import { DeleteFormHandler, SaveFormHandler } from './forms/form-commands.js';
+import { FormsController } from './forms/forms.controller.js';
+
+/** The edge pages' texts, theme and forms. */
+const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler, SaveThemeHandler, DeleteThemeHandler, SaveFormHandler, DeleteFormHandler];
+const pageControllers = [LocalesController, ThemeController, FormsController];
 
 /** Scopes, resources, permissions, roles and role assignments. */
 const rbacHandlers = [SaveScopeHandler, DeleteScopeHandler, CreateResourceHandler, UpdateResourceHandler, DeleteResourceHandler, CreatePermissionHandler, UpdatePermissionHandler, DeletePermissionHandler, SaveRoleHandler, DeleteRoleHandler, AssignRoleHandler];
@@ -55,8 +65,8 @@ const commandHandlers = [
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
   imports: [CqrsModule, PassportModule, AuthModule],
-  controllers: [TenantsController, TenantSettingsController, SystemSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers],
-  providers: [...commandHandlers, ...rbacHandlers, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits, TokenHistories],
-  exports: [BootstrapService, TokenHistories],
+  controllers: [TenantsController, TenantSettingsController, SystemSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers, ...pageControllers],
+  providers: [...commandHandlers, ...rbacHandlers, ...pageHandlers, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits, TokenHistories],
+  exports: [BootstrapService, TokenHistories, RegistrationLimits],
 })
 export class CentralModule {}

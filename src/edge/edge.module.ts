@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { CentralModule } from '../central/central.module.js';
+import { RegistrationController } from './registration/registration.controller.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { ConsentController } from './consent/consent.controller.js';
 import { LoginController } from './login/login.controller.js';
@@ -16,10 +19,12 @@ import { ProxyHandler } from './proxy/proxy.handler.js';
 import { ProxyRoute } from './proxy/proxy.route.js';
 import { Upstreams } from './proxy/upstreams.js';
 
-/** The traffic plane: browser login and consent, /permissions/me and the proxy to resources; the native API comes later. */
+import { ThemeAssetsController } from './pages/theme-assets.controller.js';
+
+/** The traffic plane: browser login, registration and consent, the tenant's theme, /permissions/me and the proxy to resources; the native API comes later. */
 @Module({
-  imports: [AuthModule],
-  controllers: [LoginController, ConsentController, PermissionsController],
+  imports: [AuthModule, CqrsModule, CentralModule],
+  controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController],
   providers: [
     SignInLimits,
     DeviceCookies,

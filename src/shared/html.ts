@@ -1,4 +1,7 @@
 import { hash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Eta } from 'eta';
+import { EN, type MessageKey, type Messages } from '../edge/pages/messages.en.js';
 
 /** Escapes text for HTML element content and quoted attribute values. */
 export function escapeHtml(value: string): string {
@@ -13,26 +16,51 @@ export const STYLE_HASH = `'sha256-${hash('sha256', STYLE, 'base64')}'`;
 /** The form_post auto-submit, served as a file (`{tenant}/assets/form-post.js`): no page carries inline script. */
 export const FORM_POST_SCRIPT = 'document.forms[0].submit();\n';
 
+/** What every page is rendered in: its language (`<html lang>`), that language's texts, and the tenant's logo (https) if it has one. */
+export interface PageContext {
+  lang: string;
+  messages: Messages;
+  logoUrl?: string;
+}
+
+/** The built-in English texts, for pages rendered outside any request's language choice. */
+export const ENGLISH: PageContext = { lang: 'en', messages: EN };
+
+/**
+ * The page templates (`src/edge/views`, copied next to the compiled code by the build). Every
+ * `<%= %>` is HTML-escaped; raw output (`<%~ %>`) only for markup rendered here.
+ */
+const engine = new Eta({ views: fileURLToPath(new URL('../edge/views', import.meta.url)), autoEscape: true, cache: true });
+
+/** `text` with each `{name}` replaced by `vars[name]` (plain text: the template escapes it). */
+export function fill(text: string, vars: Record<string, string | number> = {}): string {
+  return text.replace(/\{(\w+)\}/g, (all, name: string) => (name in vars ? String(vars[name]) : all));
+}
+
+/**
+ * A page from the template `view` (`sign-in`, `consent`, ...), with `data`, in `ctx`'s language:
+ * templates read texts through `it.t(key, vars)`. `titleKey`: the text of its `<title>`.
+ */
+export function render(view: string, titleKey: MessageKey, data: Record<string, unknown>, ctx: PageContext = ENGLISH, script?: string): string {
+  const t = (key: MessageKey, vars?: Record<string, string | number>) => fill(ctx.messages[key] ?? EN[key], vars);
+  return engine.render(`./${view}`, { ...data, t, lang: ctx.lang, logo: ctx.logoUrl, title: t(titleKey), style: STYLE, script });
+}
+
 /**
  * A minimal page: no scripts unless a same-origin one is named (`script`, relative to the
- * tenant's issuer, where every page of the flows is served), works without JavaScript.
+ * tenant's issuer, where every page of the flows is served), works without JavaScript. `body`
+ * is markup the caller escaped itself; prefer `render` with a template.
  */
 export function page(title: string, body: string, script?: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
-<style>${STYLE}</style></head>
-<body>${body}${script ? `<script src="${escapeHtml(script)}"></script>` : ''}</body></html>`;
+  return engine.render('./raw', { html: body, lang: 'en', title, style: STYLE, script });
 }
 
 /**
  * An auto-submitting form (OAuth 2.0 Form Post Response Mode); a button covers disabled
  * JavaScript. `atOnce: false`: no automatic submit, only the button.
  */
-export function formPostPage(action: string, fields: Record<string, string | undefined>, atOnce = true): string {
-  const inputs = Object.entries(fields)
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v!)}">`)
-    .join('');
-  const form = (button: string) => `<form method="post" action="${escapeHtml(action)}">${inputs}${button}</form>`;
-  const button = '<button type="submit">Continue</button>';
-  return atOnce ? page('Submitting…', form(`<noscript>${button}</noscript>`), 'assets/form-post.js') : page('Continue', form(button));
+export function formPostPage(action: string, fields: Record<string, string | undefined>, atOnce = true, ctx: PageContext = ENGLISH): string {
+  const hidden = Object.entries(fields).filter((f): f is [string, string] => f[1] !== undefined);
+  const data = { action, fields: hidden, atOnce };
+  return atOnce ? render('form-post', 'formPost.title', data, ctx, 'assets/form-post.js') : render('form-post', 'formPost.continueTitle', data, ctx);
 }

@@ -8,7 +8,7 @@ const GROUPS: Array<[RegExp, OpenApiGroup]> = [
   [/^\/par$/, 'par'],
   [/^\/(oauth\/)?userinfo$/, 'userinfo'],
   [/^\/logout$/, 'logout'],
-  [/^\/(login|consent)$/, 'edge'],
+  [/^\/(login|consent|register|assets\/theme\.css)$/, 'edge'],
   [/^\/permissions\/me$/, 'edge'],
   // The proxy, where its path is one segment (an OpenAPI path parameter holds no "/").
   [/^\/resources\/[^/]+\/[^/]+$/, 'edge'],

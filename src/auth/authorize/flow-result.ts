@@ -8,15 +8,16 @@ import { STYLE_HASH } from '../../shared/html.js';
  */
 export type FlowResult =
   | { kind: 'redirect'; location: string; cookies?: string[] }
-  | { kind: 'html'; status: number; body: string; cookies?: string[]; framable?: true; formAction?: string };
+  | { kind: 'html'; status: number; body: string; cookies?: string[]; framable?: true; formAction?: string; imgSrc?: string };
 
 /**
- * Same-origin scripts only, never inline ones, and the pages' one inline style by its hash.
+ * Same-origin scripts only, never inline ones; same-origin stylesheets (the tenant's theme) and
+ * the pages' one inline style by its hash.
  * `form-action` is set only on the form_post pages, whose one form posts where they say:
  * browsers apply it to the redirects that follow a submission too, and the sign-in, consent
  * and sign-out forms end in a redirect to the client.
  */
-const CSP = `default-src 'self'; script-src 'self'; style-src ${STYLE_HASH}; img-src 'self'; base-uri 'none'; object-src 'none'`;
+const CSP = `default-src 'self'; script-src 'self'; style-src 'self' ${STYLE_HASH}; base-uri 'none'; object-src 'none'`;
 
 /**
  * A CSP source for the origin of `uri` (CSP3 §2.3.1): `https://app.example:8443`; the scheme
@@ -38,7 +39,9 @@ export function sendFlowResult(reply: FastifyReply, result: FlowResult): void {
   const framable = result.kind === 'html' && result.framable === true;
   reply.header('cache-control', 'no-store').header('referrer-policy', framable ? 'strict-origin' : 'no-referrer');
   const formAction = result.kind === 'html' && result.formAction ? `; form-action ${result.formAction}` : '';
-  reply.header('content-security-policy', `${CSP}${formAction}${framable ? '' : "; frame-ancestors 'none'"}`);
+  // The tenant's logo may be on another origin (edge pages: the theme's logo_url).
+  const imgSrc = `; img-src 'self'${result.kind === 'html' && result.imgSrc ? ` ${result.imgSrc}` : ''}`;
+  reply.header('content-security-policy', `${CSP}${imgSrc}${formAction}${framable ? '' : "; frame-ancestors 'none'"}`);
   if (!framable) reply.header('x-frame-options', 'DENY');
   if (result.cookies?.length) reply.header('set-cookie', result.cookies);
   if (result.kind === 'redirect') {
@@ -46,4 +49,9 @@ export function sendFlowResult(reply: FastifyReply, result: FlowResult): void {
     return;
   }
   reply.status(result.status).header('content-type', 'text/html; charset=utf-8').send(result.body);
+}
+
+/** The fields of a page's result that its context adds: the CSP source of the tenant's logo. */
+export function pageImages(logoUrl: string | undefined): { imgSrc?: string } {
+  return logoUrl ? { imgSrc: originSource(logoUrl) } : {};
 }

@@ -24,6 +24,8 @@ export interface AuthorizationRequest {
   prompt: string[];
   maxAge?: number;
   loginHint?: string;
+  /** OIDC Core §3.1.2.1 `ui_locales`: the languages the pages of this request are shown in, by preference. */
+  uiLocales?: string;
   /** The user an `id_token_hint` names: only that user's session may answer the request. */
   hintSubject?: string;
   /** Seconds; when the request arrived (prompt=login asks for an authentication after it). */

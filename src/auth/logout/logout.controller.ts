@@ -5,8 +5,10 @@ import { constantTimeEqual, randomToken } from '../../infrastructure/crypto/hash
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
-import { escapeHtml, formPostPage, page } from '../../shared/html.js';
-import { type FlowResult, sendFlowResult } from '../authorize/flow-result.js';
+import { formPostPage, type PageContext, render } from '../../shared/html.js';
+import { PageContexts } from '../../edge/pages/page-contexts.js';
+import type { MessageKey } from '../../edge/pages/messages.en.js';
+import { type FlowResult, pageImages, sendFlowResult } from '../authorize/flow-result.js';
 import { formParams } from '../form-request.js';
 import { InvalidRequest, UserFacingError } from '../oauth-errors.js';
 import { MAX_STATE_LENGTH, type Params, readParams } from '../params.js';
@@ -47,11 +49,14 @@ export class LogoutController {
     @Inject(SessionCommands) private readonly sessions: SessionCommands,
     @Inject(KeyEncryption) private readonly keys: KeyEncryption,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(PageContexts) private readonly locales: PageContexts,
   ) {}
 
   @Get('logout')
   async get(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    sendFlowResult(reply, await this.logout(tenantId, readParams(req.query), this.browser.read(tenantId, req.headers.cookie), { posted: false }, originOf(req)));
+    const params = readParams(req.query);
+    const ctx = await this.locales.context(tenantId, req, params.ui_locales);
+    sendFlowResult(reply, await this.logout(tenantId, params, this.browser.read(tenantId, req.headers.cookie), { posted: false }, originOf(req), ctx));
   }
 
   @Post('logout')
@@ -62,6 +67,7 @@ export class LogoutController {
     // The relay's POST carries the nonce of its cookie (SameSite=Lax: no page elsewhere can
     // send that cookie with a POST, or read it); nothing else passes for it.
     const nonce = cookies[RELAY_COOKIE];
+    const ctx = await this.locales.context(tenantId, req, params.ui_locales);
     const relayedHere = relayed !== undefined && nonce !== undefined && constantTimeEqual(relayed, nonce);
     if (!relayedHere && cookies[SESSION_COOKIE] === undefined) {
       await this.directory.requireTenant(tenantId);
@@ -69,11 +75,11 @@ export class LogoutController {
       // A POST that claims to be relayed and is not (a page elsewhere, or a browser that keeps
       // no cookies) gets the page without its automatic submit, so that nothing loops.
       const from = origin ? { relayed_from: origin, relayed_proof: this.originProof(next, origin) } : {};
-      const body = formPostPage(`${this.directory.issuer(tenantId)}/logout`, { ...params, relayed: next, ...from }, relayed === undefined);
-      return sendFlowResult(reply, { kind: 'html', status: 200, body, cookies: [this.browser.cookie(tenantId, RELAY_COOKIE, next, RELAY_SECONDS)] });
+      const body = formPostPage(`${this.directory.issuer(tenantId)}/logout`, { ...params, relayed: next, ...from }, relayed === undefined, ctx);
+      return sendFlowResult(reply, { kind: 'html', status: 200, body, cookies: [this.browser.cookie(tenantId, RELAY_COOKIE, next, RELAY_SECONDS)], ...pageImages(ctx.logoUrl) });
     }
     const relayedOrigin = relayedHere && relayedFrom !== undefined && relayedProof !== undefined && constantTimeEqual(relayedProof, this.originProof(nonce, relayedFrom)) ? relayedFrom : undefined;
-    const result = await this.logout(tenantId, { ...params, confirm, decline }, cookies, { posted: true, from: relayedHere ? relayedOrigin : origin }, originOf(req));
+    const result = await this.logout(tenantId, { ...params, confirm, decline }, cookies, { posted: true, from: relayedHere ? relayedOrigin : origin }, originOf(req), ctx);
     if (nonce !== undefined) result.cookies = [...(result.cookies ?? []), this.browser.clear(tenantId, RELAY_COOKIE)];
     sendFlowResult(reply, result);
   }
@@ -83,7 +89,7 @@ export class LogoutController {
    * it (through the relay, the first POST's) when known. Only the confirmation form, never a
    * link, may carry `confirm` or `decline`.
    */
-  private async logout(tenantId: string, params: Params, cookies: Record<string, string>, via: { posted: boolean; from?: string }, origin: RequestOrigin): Promise<FlowResult> {
+  private async logout(tenantId: string, params: Params, cookies: Record<string, string>, via: { posted: boolean; from?: string }, origin: RequestOrigin, ctx: PageContext): Promise<FlowResult> {
     const { posted } = via;
     await this.directory.requireTenant(tenantId);
     const reject = (why: string): never => {
@@ -110,14 +116,14 @@ export class LogoutController {
 
     const back = (): FlowResult | undefined => (redirect ? { kind: 'redirect', location: withResponseParams(redirect, { state: params.state }) } : undefined);
     // Staying signed in ends nothing, so it needs no proof that the user chose it.
-    if (posted && params.decline !== undefined) return back() ?? { kind: 'html', status: 200, body: page('Still signed in', '<h1>Still signed in</h1><p>You are still signed in.</p>') };
+    if (posted && params.decline !== undefined) return back() ?? this.message(ctx, 'logout.stillTitle', 'logout.stillText');
 
     const held = await this.browser.heldBy(tenantId, cookies[SESSION_COOKIE]);
     const current = held?.current ? held.state : undefined;
     const token = held && this.keys.keyedHash('logout confirmation', held.cookieHash);
     const fromHintedClient = hintSession !== undefined && via.from !== undefined && client !== null && redirectOrigins(client).has(via.from);
     const confirmed = (posted && params.confirm !== undefined && constantTimeEqual(params.confirm, token ?? '')) || (current !== undefined && hintSession === current.sessionId && fromHintedClient);
-    if (current && !confirmed) return this.confirmPage(tenantId, params, token!);
+    if (current && !confirmed) return this.confirmPage(tenantId, params, token!, ctx);
     if (current) {
       const actor = `user:${current.userId}`;
       // The relying party whose request this is (the hint's audience, or client_id), on record.
@@ -137,7 +143,7 @@ export class LogoutController {
     const cleared = cookies[SESSION_COOKIE] === undefined ? [] : [this.browser.clear(tenantId, SESSION_COOKIE)];
     const toClient = back();
     if (toClient) return { ...toClient, cookies: cleared };
-    return { kind: 'html', status: 200, body: page('Signed out', '<h1>Signed out</h1><p>You are signed out.</p>'), cookies: cleared };
+    return { ...this.message(ctx, 'logout.doneTitle', 'logout.doneText'), cookies: cleared };
   }
 
   /** Binds the origin a relayed POST came from to the relay's nonce, which only this browser holds. */
@@ -146,14 +152,17 @@ export class LogoutController {
   }
 
   /** The request's own parameters go back as hidden fields; the page's answers (`confirm`, `decline`) only as the page sets them. */
-  private confirmPage(tenantId: string, params: Params, confirm: string): FlowResult {
+  private confirmPage(tenantId: string, params: Params, confirm: string, ctx: PageContext): FlowResult {
     const { confirm: _confirm, decline: _decline, relayed: _relayed, relayed_from: _from, relayed_proof: _proof, ...request } = params;
-    const hidden = Object.entries({ ...request, confirm })
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v!)}">`)
-      .join('');
-    const body = `<h1>Sign out?</h1><form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/logout">${hidden}<button type="submit">Sign out</button> <button type="submit" name="decline" value="1">Stay signed in</button></form>`;
-    return { kind: 'html', status: 200, body: page('Sign out?', body) };
+    const fields = Object.entries({ ...request, confirm }).filter((f): f is [string, string] => f[1] !== undefined);
+    const data = { action: `${this.directory.issuer(tenantId)}/logout`, fields };
+    return { kind: 'html', status: 200, body: render('logout-confirm', 'logout.title', data, ctx), ...pageImages(ctx.logoUrl) };
+  }
+
+  /** A page that only says how things stand (`heading` is also its title). */
+  private message(ctx: PageContext, heading: MessageKey, text: MessageKey): FlowResult {
+    const t = ctx.messages;
+    return { kind: 'html', status: 200, body: render('message', heading, { heading: t[heading], text: t[text] }, ctx), ...pageImages(ctx.logoUrl) };
   }
 }
 

@@ -4,6 +4,7 @@ import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { Directory } from '../../shared/directory.js';
 import { DPOP_ALGS } from '../dpop/dpop-proofs.js';
 import { SUPPORTED_SCOPES, STANDARD_CLAIMS } from '../scopes.js';
+import { PageContexts } from '../../edge/pages/page-contexts.js';
 
 const PATHS = [
   ':tenant/.well-known/openid-configuration',
@@ -18,7 +19,10 @@ const PATHS = [
  */
 @Controller()
 export class MetadataController {
-  constructor(@Inject(Directory) private readonly directory: Directory) {}
+  constructor(
+    @Inject(Directory) private readonly directory: Directory,
+    @Inject(PageContexts) private readonly locales: PageContexts,
+  ) {}
 
   @Get(PATHS)
   @Header('cache-control', 'public, max-age=300')
@@ -79,6 +83,8 @@ export class MetadataController {
       // PAR (RFC 9126 §5). request_uri_parameter_supported above stays false: only request_uri values from this endpoint are taken.
       pushed_authorization_request_endpoint: `${issuer}/par`,
       require_pushed_authorization_requests: tenant.requirePushedAuthorizationRequests === true,
+      // Edge pages: the languages of the sign-in, consent and sign-out pages.
+      ui_locales_supported: await this.locales.offered(tenantId),
     };
   }
 }

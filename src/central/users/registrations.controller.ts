@@ -6,6 +6,8 @@ import { CONFIG, type Config } from '../../config.js';
 import { PasswordQueue } from '../../infrastructure/crypto/password-queue.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
+import { TenantForms } from '../../shared/tenant-forms.js';
+import { checkForm, FORM_FIELDS } from '../../domain/form/form-rules.js';
 import { originOf } from '../../shared/request-origin.js';
 import { actorOf, type AdminPrincipal } from '../auth/admin-principal.js';
 import { AdminGuard, Principal, RequireScope } from '../auth/admin.guard.js';
@@ -51,6 +53,7 @@ export class RegistrationsController {
     @Inject(PasswordQueue) private readonly passwords: PasswordQueue,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(CONFIG) private readonly config: Config,
+    @Inject(TenantForms) private readonly forms: TenantForms,
   ) {}
 
   @Post()
@@ -66,6 +69,8 @@ export class RegistrationsController {
     const errors: FieldError[] = [];
     if (dto.password === undefined) errors.push({ path: 'password', detail: 'required' });
     if (!p) for (const k of ADMIN_ONLY) if (dto[k] !== undefined) errors.push({ path: k, detail: 'only an admin sets it' });
+    // A self-service sign-up takes the fields of the tenant's registration form, by its rules, as the page does.
+    if (!p) errors.push(...(await this.registrationFaults(tenantId, dto)));
     if (errors.length) throw problems.badRequest('the registration cannot be accepted as it is', errors);
     const password = dto.password!;
     const claims = claimsOf(dto);
@@ -87,6 +92,12 @@ export class RegistrationsController {
     if (p) reply.header('location', `${this.directory.issuer(tenantId)}/configuration/users/${encodeURIComponent(result.userId)}`);
     sendEtag(reply, user.revision);
     return userRepresentation(user);
+  }
+
+  private async registrationFaults(tenantId: string, dto: UserDto): Promise<FieldError[]> {
+    const form = await this.forms.form(tenantId, 'registration');
+    const values: Record<string, string | undefined> = Object.fromEntries(FORM_FIELDS.registration.map((name) => [name, dto[name as keyof UserDto] as string | undefined]));
+    return checkForm(form, values, Object.keys(values).filter((k) => values[k] !== undefined));
   }
 
   private async found(tenantId: string, userId: string): Promise<UserView> {

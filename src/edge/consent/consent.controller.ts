@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizeFlow } from '../../auth/authorize/authorize-flow.js';
-import { sendFlowResult } from '../../auth/authorize/flow-result.js';
+import { pageImages, sendFlowResult } from '../../auth/authorize/flow-result.js';
 import { Interactions } from '../../auth/authorize/interaction.js';
 import { formParams } from '../../auth/form-request.js';
 import { AccessDenied, InvalidRequest, UserFacingError } from '../../auth/oauth-errors.js';
@@ -12,7 +12,8 @@ import { userDecider } from '../../domain/user/user.decider.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
-import { escapeHtml, page } from '../../shared/html.js';
+import { render } from '../../shared/html.js';
+import { PageContexts } from '../pages/page-contexts.js';
 import { originOf } from '../../shared/request-origin.js';
 
 /** The consent page for third-party clients; an allowed set of scopes is remembered (`ConsentGranted`), a denial recorded (`ConsentDenied`). */
@@ -25,17 +26,16 @@ export class ConsentController {
     @Inject(BrowserSessions) private readonly browser: BrowserSessions,
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(PageContexts) private readonly locales: PageContexts,
   ) {}
 
   @Get('consent')
   async show(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const sealed = readParams(req.query).interaction;
     const { client, request } = await this.pending(tenantId, sealed, req.headers.cookie);
-    const scopes = request.scope.map((s) => `<li>${escapeHtml(s)}</li>`).join('');
-    const body = `<h1>Allow access?</h1><p><strong>${escapeHtml(client.clientName ?? client.clientId)}</strong> asks for:</p><ul>${scopes}</ul>
-<form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/consent"><input type="hidden" name="interaction" value="${escapeHtml(sealed!)}">
-<button type="submit" name="decision" value="allow">Allow</button> <button type="submit" name="decision" value="deny">Deny</button></form>`;
-    sendFlowResult(reply, { kind: 'html', status: 200, body: page('Allow access?', body) });
+    const data = { client: client.clientName ?? client.clientId, scopes: request.scope, action: `${this.directory.issuer(tenantId)}/consent`, interaction: sealed };
+    const ctx = await this.locales.context(tenantId, req, request.uiLocales);
+    sendFlowResult(reply, { kind: 'html', status: 200, body: render('consent', 'consent.title', data, ctx), ...pageImages(ctx.logoUrl) });
   }
 
   @Post('consent')

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizeFlow } from '../../auth/authorize/authorize-flow.js';
-import { type FlowResult, sendFlowResult } from '../../auth/authorize/flow-result.js';
+import { type FlowResult, pageImages, sendFlowResult } from '../../auth/authorize/flow-result.js';
 import { type AuthorizationRequest, Interactions } from '../../auth/authorize/interaction.js';
 import { formParams } from '../../auth/form-request.js';
 import { InvalidRequest, UserFacingError } from '../../auth/oauth-errors.js';
@@ -18,7 +18,13 @@ import { AggregateStore } from '../../infrastructure/event-store/aggregate-store
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { FailureBudget } from '../../shared/failure-budget.js';
-import { escapeHtml, page } from '../../shared/html.js';
+import { type PageContext, fill, render } from '../../shared/html.js';
+import { PageContexts } from '../pages/page-contexts.js';
+import { TenantForms } from '../../shared/tenant-forms.js';
+import { checkField } from '../../domain/form/form-rules.js';
+import type { FormField } from '../../domain/form/form.events.js';
+import type { TenantView } from '../../../projections/tenants.projection.js';
+import type { MessageKey } from '../pages/messages.en.js';
 import { DeviceCookies } from './device-cookie.js';
 import { type Refusal, SignInLimits } from './sign-in-limits.js';
 import { originOf } from '../../shared/request-origin.js';
@@ -28,11 +34,17 @@ import type { RequestOrigin } from '../../infrastructure/event-store/event-store
 const UNKNOWN_USERNAMES_RECORDED_PER_MINUTE = 60;
 
 /** What a sign-in held up by each limit is told. */
-const REFUSALS: Record<Refusal['limit'], string> = {
-  username: 'Too many failed sign-ins with this username.',
-  address: 'Too many failed sign-ins from your network.',
-  tenant: 'Too many failed sign-ins here lately.',
+const REFUSALS: Record<Refusal['limit'], MessageKey> = {
+  username: 'signIn.limit.username',
+  address: 'signIn.limit.address',
+  tenant: 'signIn.limit.tenant',
 };
+
+/** A text of the sign-in page's catalogue, with the values it names. */
+interface Notice {
+  key: MessageKey;
+  vars?: Record<string, string | number>;
+}
 
 /**
  * The tenant's sign-in page: a plain form (username, password) that works without
@@ -52,6 +64,8 @@ export class LoginController {
     @Inject(SignInLimits) private readonly limits: SignInLimits,
     @Inject(DeviceCookies) private readonly devices: DeviceCookies,
     @Inject(PasswordQueue) private readonly passwords: PasswordQueue,
+    @Inject(PageContexts) private readonly locales: PageContexts,
+    @Inject(TenantForms) private readonly forms: TenantForms,
   ) {}
 
   /** Failed sign-ins with usernames nobody has, recorded per tenant. */
@@ -60,10 +74,11 @@ export class LoginController {
 
   @Get('login')
   async show(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    await this.directory.requireTenant(tenantId);
+    const tenant = await this.directory.requireTenant(tenantId);
     const sealed = readParams(req.query).interaction;
     const request = this.pending(tenantId, sealed, req.headers.cookie);
-    sendFlowResult(reply, this.form(tenantId, sealed!, request.loginHint ?? '', 200));
+    const page = await this.page(tenant, req, request);
+    sendFlowResult(reply, this.form(page, sealed!, request.loginHint ?? '', 200));
   }
 
   @Post('login')
@@ -73,6 +88,7 @@ export class LoginController {
     const params = formParams(req);
     const request = this.pending(tenantId, params.interaction, req.headers.cookie);
     const username = params.username ?? '';
+    const page = await this.page(tenant, req, request);
     // A browser that signed in as this username before is counted on its own, so guesses from
     // elsewhere do not hold it up, until it has failed as often itself (OWASP: device cookies).
     const millis = () => this.clock.now().getTime();
@@ -83,6 +99,11 @@ export class LoginController {
       // queue fill up while the limits are read).
       const busy = this.passwords.refusal();
       if (busy) throw busy;
+      // A username the tenant's sign-in form rules out is answered as a wrong one, without a look-up.
+      if (checkField(page.username, username)) {
+        sendFlowResult(reply, this.form(page, params.interaction!, username, 400, { key: 'signIn.wrongCredentials' }));
+        return;
+      }
       attempt = await this.limits.attempt({ tenantId, username, device, address: origin.sourceIp }, millis, async () => {
         const user = username ? await this.directory.userByUsername(tenantId, username) : null;
         // The password is checked against some hash whether or not the user exists: the same time either way.
@@ -93,20 +114,20 @@ export class LoginController {
       if (!(e instanceof PasswordQueueFull)) throw e;
       // Every hashing slot and queue place is taken: refused at once, not counted as a failure.
       reply.header('retry-after', String(e.retryAfterSeconds));
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, `Too many sign-ins at once. Try again in ${e.retryAfterSeconds} s.`));
+      sendFlowResult(reply, this.form(page, params.interaction!, username, 429, { key: 'signIn.busy', vars: { seconds: e.retryAfterSeconds } }));
       return;
     }
     if ('wait' in attempt) {
       // Refused without looking at the password; the failures that led here are counted.
       const seconds = Math.max(1, Math.ceil(attempt.wait / 1000));
       reply.header('retry-after', String(seconds));
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 429, `${REFUSALS[attempt.limit]} Try again in ${seconds} s.`));
+      sendFlowResult(reply, this.form(page, params.interaction!, username, 429, { key: REFUSALS[attempt.limit], vars: { seconds } }));
       return;
     }
     const { user, ok } = attempt;
     if (!user || !ok) {
       // 400, not 401: a form is no HTTP authentication scheme, and a 401 must name one (RFC 9110 §15.5.2).
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 400, 'Wrong username or password.'));
+      sendFlowResult(reply, this.form(page, params.interaction!, username, 400, { key: 'signIn.wrongCredentials' }));
       // Recorded once answered, whoever tried: how long the answer took then says nothing about
       // whether the username exists (a made-up one is not always recorded).
       this.recordFailure(tenantId, request.clientId, user?.userId, username, origin).catch((e: unknown) => this.logger.error(`a failed sign-in was not recorded: ${String(e)}`));
@@ -114,7 +135,7 @@ export class LoginController {
     }
     if (user.disabled) {
       // Answered as a wrong password, so the form tells nothing of the account; not a failure to record.
-      sendFlowResult(reply, this.form(tenantId, params.interaction!, username, 400, 'Wrong username or password.'));
+      sendFlowResult(reply, this.form(page, params.interaction!, username, 400, { key: 'signIn.wrongCredentials' }));
       return;
     }
     const now = this.clock.seconds();
@@ -178,13 +199,30 @@ export class LoginController {
     return request;
   }
 
-  private form(tenantId: string, sealed: string, username: string, status: number, error?: string): FlowResult {
-    const body = `<h1>Sign in</h1>${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" action="${escapeHtml(this.directory.issuer(tenantId))}/login">
-<input type="hidden" name="interaction" value="${escapeHtml(sealed)}">
-<label for="username">Username</label><input id="username" name="username" autocomplete="username" required value="${escapeHtml(username)}">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form>`;
-    return { kind: 'html', status, body: page('Sign in', body) };
+  /** What every rendering of the form needs: the language and logo, the username's rules, and whether to offer registration. */
+  private async page(tenant: TenantView, req: FastifyRequest, request: AuthorizationRequest): Promise<SignInPage> {
+    const [ctx, form] = await Promise.all([this.locales.context(tenant.tenantId, req, request.uiLocales), this.forms.form(tenant.tenantId, 'sign-in')]);
+    const username = form.fields.find((f) => f.name === 'username') ?? { name: 'username', required: true };
+    return { tenantId: tenant.tenantId, ctx, username, registration: tenant.registrationEnabled };
   }
+
+  private form(page: SignInPage, sealed: string, username: string, status: number, error?: Notice): FlowResult {
+    const { ctx } = page;
+    const data = {
+      action: `${this.directory.issuer(page.tenantId)}/login`,
+      interaction: sealed,
+      username,
+      rules: page.username,
+      register: page.registration ? `register?interaction=${encodeURIComponent(sealed)}` : undefined,
+      error: error && fill(ctx.messages[error.key], error.vars),
+    };
+    return { kind: 'html', status, body: render('sign-in', 'signIn.title', data, ctx), ...pageImages(ctx.logoUrl) };
+  }
+}
+
+interface SignInPage {
+  tenantId: string;
+  ctx: PageContext;
+  username: FormField;
+  registration: boolean;
 }

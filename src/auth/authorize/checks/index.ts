@@ -120,5 +120,6 @@ function checkedRequest({ tenantId, client, request: r }: CheckContext): Checked
   // Optional fields by assignment (see domain/shared/merged.ts).
   if (r.redirectUriOmitted) out.redirectUriOmitted = true;
   if (r.hintSubject !== undefined) out.hintSubject = r.hintSubject;
+  if (r.uiLocales !== undefined) out.uiLocales = r.uiLocales;
   return out;
 }
