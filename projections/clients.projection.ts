@@ -20,6 +20,9 @@ export interface ClientView {
   firstParty: boolean;
   /** Absent: ID tokens are signed with the tenant's algorithm. */
   idTokenSignedResponseAlg?: SigningAlg;
+  // Back-channel logout.
+  backchannelLogoutUri?: string;
+  backchannelLogoutSessionRequired?: boolean;
   createdAt: string;
   updatedAt: string;
   /** The revision of the client's stream this document shows: its ETag in the admin API. */

@@ -1,3 +1,4 @@
+import { backchannelSessionsProjection } from './backchannel-sessions.projection.js';
 import { clientsProjection } from './clients.projection.js';
 import type { Projection } from './projection.js';
 import { permissionsProjection } from './permissions.projection.js';
@@ -22,4 +23,5 @@ export const allProjections: readonly Projection<any>[] = [
   permissionsProjection,
   rolesProjection,
   systemSettingsProjection,
+  backchannelSessionsProjection,
 ];

@@ -55,6 +55,10 @@ export const TOKEN_HISTORY_EVENTS = [
   'TokenRevoked',
   'GrantRevoked',
   'SessionRevoked',
+  // Back-channel logout outcomes, in the history of the session they concern.
+  'BackchannelLogoutDelivered',
+  'BackchannelLogoutFailed',
+  'BackchannelLogoutDeadLettered',
 ] as const;
 
 /**
@@ -91,7 +95,7 @@ function otherClients(e: ProjectedEvent): string[] {
 
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 11,
+  version: 12,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [
     { fields: ['tenantId', 'sessionId'] },

@@ -63,6 +63,9 @@ export class MetadataController {
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
       authorization_response_iss_parameter_supported: true,
+      // OpenID Connect Back-Channel Logout 1.0 §2.1.
+      backchannel_logout_supported: true,
+      backchannel_logout_session_supported: true,
     };
   }
 }

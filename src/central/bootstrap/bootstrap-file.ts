@@ -19,7 +19,13 @@ export interface BootstrapClient {
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   firstParty: boolean;
   idTokenSignedResponseAlg?: SigningAlg;
+  // Back-channel logout.
+  backchannelLogoutUri?: string;
+  backchannelLogoutSessionRequired?: boolean;
 }
+
+/** Back-channel logout: the client fields it adds. */
+const BACKCHANNEL_FIELDS = ['backchannel_logout_uri', 'backchannel_logout_session_required'];
 
 export interface BootstrapUser {
   username: string;
@@ -159,7 +165,7 @@ class Reader implements FieldReader {
 
   client(v: unknown, path: string): BootstrapClient {
     const n = this.object(v, path);
-    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg']);
+    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', ...BACKCHANNEL_FIELDS]);
     const secret = this.optionalString(n.client_secret, `${path}.client_secret`);
     const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none'], secret ? 'client_secret_basic' : 'none');
     if (secret && secret.length < MIN_CLIENT_SECRET_LENGTH) this.fail(`${path}.client_secret`, `must be at least ${MIN_CLIENT_SECRET_LENGTH} characters (only a fast hash of it is kept)`);
@@ -183,6 +189,11 @@ class Reader implements FieldReader {
       firstParty: this.bool(n.first_party, `${path}.first_party`, false),
       ...(n.id_token_signed_response_alg !== undefined
         ? { idTokenSignedResponseAlg: this.oneOf<SigningAlg>(n.id_token_signed_response_alg, `${path}.id_token_signed_response_alg`, SIGNING_ALGS, 'ES256') }
+        : {}),
+      // Back-channel logout.
+      ...(n.backchannel_logout_uri !== undefined ? { backchannelLogoutUri: this.string(n.backchannel_logout_uri, `${path}.backchannel_logout_uri`) } : {}),
+      ...(n.backchannel_logout_session_required !== undefined
+        ? { backchannelLogoutSessionRequired: this.bool(n.backchannel_logout_session_required, `${path}.backchannel_logout_session_required`, false) }
         : {}),
     };
   }

@@ -60,6 +60,16 @@ export class ClientDto {
   @IsOptional()
   @IsIn(SIGNING_ALGS)
   id_token_signed_response_alg?: string;
+
+  // Back-channel logout (OpenID Connect Back-Channel Logout 1.0 §2.2).
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  backchannel_logout_uri?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  backchannel_logout_session_required?: boolean;
 }
 
 /** The registration a DTO describes, with the defaults of the bootstrap file for what it leaves out. */
@@ -75,6 +85,9 @@ export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientReg
     tokenEndpointAuthMethod: (dto.token_endpoint_auth_method ?? 'client_secret_basic') as TokenEndpointAuthMethod,
     firstParty: dto.first_party ?? false,
     ...(dto.id_token_signed_response_alg !== undefined ? { idTokenSignedResponseAlg: dto.id_token_signed_response_alg as SigningAlg } : {}),
+    // Back-channel logout.
+    ...(dto.backchannel_logout_uri !== undefined ? { backchannelLogoutUri: dto.backchannel_logout_uri } : {}),
+    ...(dto.backchannel_logout_session_required !== undefined ? { backchannelLogoutSessionRequired: dto.backchannel_logout_session_required } : {}),
   };
 }
 
@@ -91,6 +104,8 @@ export function clientRepresentation(c: ClientView): Record<string, unknown> {
     token_endpoint_auth_method: c.tokenEndpointAuthMethod,
     first_party: c.firstParty,
     ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
+    // Back-channel logout.
+    ...(c.backchannelLogoutUri !== undefined ? { backchannel_logout_uri: c.backchannelLogoutUri, backchannel_logout_session_required: c.backchannelLogoutSessionRequired ?? false } : {}),
     ...(c.previousSecretValidUntil !== undefined ? { previous_secret_valid_until: c.previousSecretValidUntil } : {}),
     created_at: c.createdAt,
     updated_at: c.updatedAt ?? c.createdAt,

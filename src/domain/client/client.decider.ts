@@ -3,6 +3,7 @@ import { DomainError } from '../shared/domain-error.js';
 import { SIGNING_ALGS } from '../tenant/tenant.events.js';
 import type { ClientEvent, ClientRegistration, SecretDigest } from './client.events.js';
 import { validateRedirectUri } from './redirect-uri.js';
+import { validateBackchannelLogoutUri } from './backchannel-logout-uri.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
@@ -41,6 +42,9 @@ function validate(r: ClientRegistration): void {
   if (r.idTokenSignedResponseAlg !== undefined && !SIGNING_ALGS.includes(r.idTokenSignedResponseAlg)) fail(`unsupported id_token_signed_response_alg ${r.idTokenSignedResponseAlg}`);
   r.redirectUris.forEach(validateRedirectUri);
   r.postLogoutRedirectUris.forEach(validateRedirectUri);
+  // Back-channel logout.
+  if (r.backchannelLogoutUri !== undefined) validateBackchannelLogoutUri(r.backchannelLogoutUri);
+  if (r.backchannelLogoutSessionRequired && r.backchannelLogoutUri === undefined) fail('backchannel_logout_session_required needs a backchannel_logout_uri');
 }
 
 function requireExisting(state: ClientState): asserts state is Extract<ClientState, { exists: true }> {

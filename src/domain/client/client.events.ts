@@ -29,6 +29,9 @@ export interface ClientRegistration {
   firstParty: boolean;
   /** OpenID Connect Registration: how its ID tokens are signed; absent, with the tenant's own algorithm. */
   idTokenSignedResponseAlg?: SigningAlg;
+  // Back-channel logout (OpenID Connect Back-Channel Logout 1.0 §2.2).
+  backchannelLogoutUri?: string;
+  backchannelLogoutSessionRequired?: boolean;
 }
 
 /** Schema version 2: `secretDigest` (version 1 had `secretHash: 'sha256:<base64url>'`; see client.upcasters.ts). */
