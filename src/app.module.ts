@@ -3,8 +3,9 @@ import { AuthModule } from './auth/auth.module.js';
 import { CentralModule } from './central/central.module.js';
 import { DeliveryModule } from './delivery/delivery.module.js';
 import { EdgeModule } from './edge/edge.module.js';
+import { FeedModule } from './feed/feed.module.js';
 import { InfrastructureModule } from './infrastructure/nest/infrastructure.module.js';
 import { SharedModule } from './shared/shared.module.js';
 
-@Module({ imports: [InfrastructureModule, SharedModule, AuthModule, CentralModule, EdgeModule, DeliveryModule] })
+@Module({ imports: [InfrastructureModule, SharedModule, AuthModule, CentralModule, EdgeModule, DeliveryModule, FeedModule] })
 export class AppModule {}
