@@ -58,7 +58,8 @@ export class BackchannelFollower {
       try {
         for await (const e of sub) {
           if (this.stopped) break;
-          await this.handleUntilDone(e);
+          this.buffer.push(e);
+          this.draining ??= new Promise((r) => setImmediate(r)).then(() => this.drain());
         }
       } catch (error) {
         if (!this.stopped) this.logger?.(`back-channel logout follower stopped: ${(error as Error).message}`);
@@ -70,47 +71,58 @@ export class BackchannelFollower {
     this.stopped = true;
     await this.subscription?.close();
     await this.loop;
+    await this.draining;
   }
 
-  /** An event is retried until its deliveries are stored: skipping it would lose them. */
-  private async handleUntilDone(e: RecordedEvent): Promise<void> {
-    while (!this.stopped) {
+  private buffer: RecordedEvent[] = [];
+  private draining?: Promise<void>;
+
+  /** Handles the buffered events batch by batch; a batch is retried until its deliveries are stored, since skipping it would lose them. */
+  private async drain(): Promise<void> {
+    while (this.buffer.length && !this.stopped) {
+      const batch = this.buffer;
+      this.buffer = [];
       try {
-        await this.handle(e);
-        return;
+        await this.handle(batch);
       } catch (error) {
-        this.logger?.(`back-channel logout: event at ${e.position} not handled, retrying: ${(error as Error).message}`);
+        this.buffer = [...batch, ...this.buffer];
+        this.logger?.(`back-channel logout: events up to ${batch[batch.length - 1].position} not handled, retrying: ${(error as Error).message}`);
         await new Promise((r) => setTimeout(r, RETRY_MS));
       }
     }
+    this.draining = undefined;
   }
 
-  private async handle(e: RecordedEvent): Promise<void> {
-    if (!ENDING.includes(e.type)) return;
-    await this.runner.waitFor(VIEWS, e.position, 30_000);
-    const tenantId = (e.data as { tenantId: string }).tenantId;
+  /** The deliveries of a batch of events, stored with the position of its last event in one step. */
+  private async handle(batch: readonly RecordedEvent[]): Promise<void> {
+    const last = batch[batch.length - 1].position;
+    await this.runner.waitFor(VIEWS, last, 30_000);
     const now = this.clock.now();
     const deliveries: Delivery[] = [];
-    const receivers = new Map<string, string | undefined>();
-    for (const t of await this.targets(e)) {
-      if (!receivers.has(t.clientId)) receivers.set(t.clientId, await this.receiverOf(tenantId, t.clientId, e));
-      const uri = receivers.get(t.clientId);
-      if (!uri) continue;
-      deliveries.push({
-        tenantId,
-        deliveryId: deliveryIdOf(e.id, t.sessionId, t.clientId),
-        ...t,
-        uri,
-        cause: e.type,
-        causeEventId: e.id,
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: now.getTime(),
-        createdAt: now.toISOString(),
-        updatedAt: now.toISOString(),
-      });
+    for (const e of batch) {
+      if (!ENDING.includes(e.type)) continue;
+      const tenantId = (e.data as { tenantId: string }).tenantId;
+      const receivers = new Map<string, string | undefined>();
+      for (const t of await this.targets(e)) {
+        if (!receivers.has(t.clientId)) receivers.set(t.clientId, await this.receiverOf(tenantId, t.clientId, e));
+        const uri = receivers.get(t.clientId);
+        if (!uri) continue;
+        deliveries.push({
+          tenantId,
+          deliveryId: deliveryIdOf(e.id, t.sessionId, t.clientId),
+          ...t,
+          uri,
+          cause: e.type,
+          causeEventId: e.id,
+          status: 'pending',
+          attempts: 0,
+          nextAttemptAt: now.getTime(),
+          createdAt: now.toISOString(),
+          updatedAt: now.toISOString(),
+        });
+      }
     }
-    await this.store.created(deliveries, e.position);
+    await this.store.created(deliveries, last);
     for (const d of deliveries) this.sender.enqueue(d);
   }
 

@@ -129,10 +129,17 @@ export class BackchannelSender {
         const d = this.deliveries.get(key);
         if (!d) continue;
         r.active++;
-        const attempt: Promise<void> = this.attempt(key, d).finally(() => {
+        let released = false;
+        // The receiver's slot is free once its POST is answered; the outcome is recorded after.
+        const release = () => {
+          if (released) return;
+          released = true;
           r.active--;
-          this.inFlight.delete(attempt);
           this.schedulePump();
+        };
+        const attempt: Promise<void> = this.attempt(key, d, release).finally(() => {
+          release();
+          this.inFlight.delete(attempt);
         });
         this.inFlight.add(attempt);
       }
@@ -147,8 +154,9 @@ export class BackchannelSender {
     return r;
   }
 
-  private async attempt(key: string, d: Delivery): Promise<void> {
+  private async attempt(key: string, d: Delivery, release: () => void): Promise<void> {
     const outcome = await this.post(d);
+    release();
     const nowDate = this.clock.now();
     const now = nowDate.getTime();
     const attempts = d.attempts + 1;

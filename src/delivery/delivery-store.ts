@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { READ_STORE, type ReadStore } from '../infrastructure/read-store/read-store.port.js';
+import { type DocumentWrite, READ_STORE, type ReadStore } from '../infrastructure/read-store/read-store.port.js';
 
 /**
  * One logout token to deliver to one client for one ended session. Kept in the read store
@@ -54,11 +54,41 @@ export class DeliveryStore {
     ]);
   }
 
-  /** Saves a delivery as it now stands; `null`: it was delivered, and its record is the log's event. */
-  async save(d: Delivery, remove = false): Promise<void> {
-    const id = deliveryKey(d.tenantId, d.deliveryId);
-    const current = await this.reads.get<Delivery>(DELIVERIES, id);
-    await this.reads.commit(DELIVERIES, [{ id, doc: remove ? null : { ...d }, position: current?._position ?? 0 }], 0);
+  /**
+   * Saves a delivery as it now stands; `remove`: it was delivered, and its record is the log's
+   * event. Saves made while a commit is under way go together in the next one.
+   */
+  save(d: Delivery, remove = false): Promise<void> {
+    const write = { id: deliveryKey(d.tenantId, d.deliveryId), doc: remove ? null : { ...d }, position: 0 };
+    let batch = this.batch;
+    if (!batch) {
+      let settle!: { resolve: () => void; reject: (e: Error) => void };
+      const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+      batch = this.batch = { writes: new Map(), done, settle };
+      void this.flush(batch);
+    }
+    batch.writes.set(write.id, write);
+    return batch.done;
+  }
+
+  private batch?: { writes: Map<string, DocumentWrite>; done: Promise<void>; settle: { resolve: () => void; reject: (e: Error) => void } };
+  private flushing: Promise<void> = Promise.resolve();
+
+  /** Commits a batch once the commit before it is done, gathering the saves made meanwhile. */
+  private async flush(batch: NonNullable<DeliveryStore['batch']>): Promise<void> {
+    const previous = this.flushing;
+    let release!: () => void;
+    this.flushing = new Promise((r) => (release = r));
+    await previous;
+    if (this.batch === batch) this.batch = undefined;
+    try {
+      await this.reads.commit(DELIVERIES, [...batch.writes.values()], 0);
+      batch.settle.resolve();
+    } catch (error) {
+      batch.settle.reject(error as Error);
+    } finally {
+      release();
+    }
   }
 
   async pending(): Promise<Delivery[]> {
