@@ -35,6 +35,9 @@ export interface ClientView {
   requireSignedRequestObject?: true;
   // JARM §3:
   authorizationSignedResponseAlg?: SigningAlg;
+  // Back-channel logout.
+  backchannelLogoutUri?: string;
+  backchannelLogoutSessionRequired?: boolean;
   createdAt: string;
   updatedAt: string;
   /** The revision of the client's stream this document shows: its ETag in the admin API. */

@@ -1,3 +1,4 @@
+import { backchannelSessionsProjection } from './backchannel-sessions.projection.js';
 import { clientsProjection } from './clients.projection.js';
 import { localesProjection } from './locales.projection.js';
 import { themesProjection } from './themes.projection.js';
@@ -31,4 +32,5 @@ export const allProjections: readonly Projection<any>[] = [
   localesProjection,
   themesProjection,
   formsProjection,
+  backchannelSessionsProjection,
 ];

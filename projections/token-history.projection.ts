@@ -50,6 +50,10 @@ export const TOKEN_HISTORY_EVENTS = [
   'SessionRevoked',
   // The end of every token of the client (see ClientDeleted).
   'ClientDeleted',
+  // Back-channel logout outcomes, in the history of the session they concern.
+  'BackchannelLogoutDelivered',
+  'BackchannelLogoutFailed',
+  'BackchannelLogoutDeadLettered',
 ] as const;
 
 /**
@@ -114,7 +118,7 @@ function ownKeys(e: ProjectedEvent): TokenHistoryEntry {
 
 export const tokenHistoryProjection: Projection<TokenHistoryEntry> = {
   view: 'token_history',
-  version: 13,
+  version: 14,
   eventTypes: TOKEN_HISTORY_EVENTS,
   indexes: [
     { fields: ['tenantId', 'sessionId'], sparse: true },

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { type DeliverySettings, deliverySettings } from './delivery/delivery-settings.js';
 
 /** Server configuration, read once from the environment (every variable is listed in the README). */
 export interface Config {
@@ -19,6 +20,8 @@ export interface Config {
   trustProxy: false | string[];
   /** Limits of the sign-in page and of password hashing (see SignInLimits and PasswordQueue). */
   signIn: SignInSettings;
+  /** Back-channel logout delivery: timeouts and retries. */
+  delivery: DeliverySettings;
 }
 
 export interface SignInSettings {
@@ -130,5 +133,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyEncryptionKey: env.KEY_ENCRYPTION_KEY || undefined,
     trustProxy: trustProxy(env.TRUST_PROXY),
     signIn: signInSettings(env),
+    delivery: deliverySettings(env),
   };
 }

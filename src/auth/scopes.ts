@@ -8,11 +8,14 @@ export type AdminScope = (typeof ADMIN_SCOPES)[number];
 
 /**
  * Scopes a user's grant carries only when the user holds them through a role (see
- * auth/roles/role-scopes.ts): the admin scopes. Clients get them for their own tokens by their
+ * auth/roles/role-scopes.ts): the admin scopes and the event feed's. Clients get them for their own tokens by their
  * registration alone.
  */
 export function restrictedForUsers(scope: string): boolean {
-  return (ADMIN_SCOPES as readonly string[]).includes(scope);
+  return (ADMIN_SCOPES as readonly string[]).includes(scope) || scope === FEED_SCOPE;
 }
+
+/** The event feed's scope (`{issuer}/events`): restricted like the admin scopes, and honoured on a client's own token only. */
+export const FEED_SCOPE = 'events:read';
 
 export const STANDARD_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'azp', ...RELEASABLE_CLAIMS];

@@ -3,7 +3,7 @@ import { scopeKey, type ScopeView } from '../../projections/scopes.projection.js
 import { builtInScope } from '../domain/scope/built-in-scopes.js';
 import type { ScopeDefinition } from '../domain/scope/scope.events.js';
 import { READ_STORE, type ReadStore } from '../infrastructure/read-store/read-store.port.js';
-import { ADMIN_SCOPES } from './scopes.js';
+import { restrictedForUsers } from './scopes.js';
 
 /**
  * A tenant's scopes as its admins defined them (the `scopes` view, kept in memory by the read
@@ -25,10 +25,10 @@ export class TenantScopes {
     return claims;
   }
 
-  /** Those of `scopes` that a user's grant carries only through a role: the admin scopes, and the tenant's restricted ones. */
+  /** Those of `scopes` that a user's grant carries only through a role: the admin and feed scopes, and the tenant's restricted ones. */
   async restricted(tenantId: string, scopes: readonly string[]): Promise<string[]> {
     const out: string[] = [];
-    for (const s of scopes) if ((ADMIN_SCOPES as readonly string[]).includes(s) || (await this.definition(tenantId, s))?.restricted) out.push(s);
+    for (const s of scopes) if (restrictedForUsers(s) || (await this.definition(tenantId, s))?.restricted) out.push(s);
     return out;
   }
 }

@@ -16,6 +16,7 @@ const GROUPS: Array<[RegExp, OpenApiGroup]> = [
   [/^\/\.well-known\/(openid-configuration|oauth-authorization-server)$/, 'metadata'],
   [/^\/configuration\//, 'central'],
   [/^\/users\/registrations$/, 'central'],
+  [/^\/events$/, 'events'],
 ];
 
 /**
@@ -45,6 +46,11 @@ export class ContractFetch {
         : url.pathname.replace(/^\/[^/]+/, '');
     const group = GROUPS.find(([re]) => re.test(rel))?.[1];
     if (!group) return;
+    // A stream of Server-Sent Events does not end: its test reads and checks it itself.
+    if (/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
+      await res.body?.cancel();
+      return;
+    }
     const text = await res.text();
     let body: unknown = text;
     // JSON and +json bodies are parsed; others (application/x-ndjson too) are checked as text.

@@ -85,6 +85,9 @@ export class MetadataController {
       require_pushed_authorization_requests: tenant.requirePushedAuthorizationRequests === true,
       // Edge pages: the languages of the sign-in, consent and sign-out pages.
       ui_locales_supported: await this.locales.offered(tenantId),
+      // OpenID Connect Back-Channel Logout 1.0 §2.1.
+      backchannel_logout_supported: true,
+      backchannel_logout_session_supported: true,
     };
   }
 }

@@ -96,6 +96,16 @@ export class ClientDto {
   @IsOptional()
   @IsIn(SIGNING_ALGS)
   authorization_signed_response_alg?: string;
+
+  // Back-channel logout (OpenID Connect Back-Channel Logout 1.0 §2.2).
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  backchannel_logout_uri?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  backchannel_logout_session_required?: boolean;
 }
 
 /** The registration a DTO describes, with the defaults of the bootstrap file for what it leaves out. */
@@ -122,6 +132,9 @@ export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientReg
     ...(dto.require_signed_request_object ? { requireSignedRequestObject: true as const } : {}),
     // JARM:
     ...(dto.authorization_signed_response_alg !== undefined ? { authorizationSignedResponseAlg: dto.authorization_signed_response_alg as SigningAlg } : {}),
+    // Back-channel logout.
+    ...(dto.backchannel_logout_uri !== undefined ? { backchannelLogoutUri: dto.backchannel_logout_uri } : {}),
+    ...(dto.backchannel_logout_session_required !== undefined ? { backchannelLogoutSessionRequired: dto.backchannel_logout_session_required } : {}),
   };
 }
 
@@ -149,6 +162,8 @@ export function clientRepresentation(c: ClientView): Record<string, unknown> {
     ...(c.requireSignedRequestObject ? { require_signed_request_object: true } : {}),
     // JARM:
     ...(c.authorizationSignedResponseAlg !== undefined ? { authorization_signed_response_alg: c.authorizationSignedResponseAlg } : {}),
+    // Back-channel logout.
+    ...(c.backchannelLogoutUri !== undefined ? { backchannel_logout_uri: c.backchannelLogoutUri, backchannel_logout_session_required: c.backchannelLogoutSessionRequired ?? false } : {}),
     ...(c.previousSecretValidUntil !== undefined ? { previous_secret_valid_until: c.previousSecretValidUntil } : {}),
     roles: c.roles ?? [],
     created_at: c.createdAt,

@@ -4,6 +4,7 @@ import { SIGNING_ALGS } from '../tenant/tenant.events.js';
 import { ASSERTION_ALGS, jwksProblem, REQUEST_OBJECT_ALGS } from './client-jwks.js';
 import { type ClientEvent, type ClientRegistration, SECRET_METHODS, type SecretDigest, type TokenEndpointAuthMethod } from './client.events.js';
 import { validateRedirectUri } from './redirect-uri.js';
+import { validateBackchannelLogoutUri } from './backchannel-logout-uri.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
@@ -64,6 +65,9 @@ function validate(r: ClientRegistration): void {
   if (r.authorizationSignedResponseAlg !== undefined && !SIGNING_ALGS.includes(r.authorizationSignedResponseAlg)) fail(`unsupported authorization_signed_response_alg ${r.authorizationSignedResponseAlg}`);
   r.redirectUris.forEach(validateRedirectUri);
   r.postLogoutRedirectUris.forEach(validateRedirectUri);
+  // Back-channel logout.
+  if (r.backchannelLogoutUri !== undefined) validateBackchannelLogoutUri(r.backchannelLogoutUri);
+  if (r.backchannelLogoutSessionRequired && r.backchannelLogoutUri === undefined) fail('backchannel_logout_session_required needs a backchannel_logout_uri');
 }
 
 function requireExisting(state: ClientState): asserts state is Extract<ClientState, { exists: true }> {

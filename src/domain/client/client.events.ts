@@ -54,6 +54,9 @@ export interface ClientRegistration {
   // JARM §3:
   /** How its authorization responses are signed (response_mode *.jwt); absent, RS256. */
   authorizationSignedResponseAlg?: SigningAlg;
+  // Back-channel logout (OpenID Connect Back-Channel Logout 1.0 §2.2).
+  backchannelLogoutUri?: string;
+  backchannelLogoutSessionRequired?: boolean;
 }
 
 /** Schema version 2: `secretDigest` (version 1 had `secretHash: 'sha256:<base64url>'`; see client.upcasters.ts). */
