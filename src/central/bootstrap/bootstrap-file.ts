@@ -1,3 +1,4 @@
+import { SECURITY_PROFILES } from '../../domain/security-profile/profile.js';
 import { readFileSync } from 'node:fs';
 import { MIN_CLIENT_SECRET_LENGTH } from '../commands/create-client.command.js';
 import { passwordProblem } from '../passwords/password-policy.js';
@@ -156,7 +157,8 @@ class Reader implements FieldReader {
     return {
       id: this.string(n.id, `${path}.id`),
       settings: {
-        securityProfile: this.oneOf(n.security_profile, `${path}.security_profile`, ['baseline', 'strict'], d.securityProfile),
+        // `strict` (an older file's) means what its events are upcast to (tenant.upcasters.ts).
+        securityProfile: this.oneOf(n.security_profile === 'strict' ? 'fapi2-security' : n.security_profile, `${path}.security_profile`, SECURITY_PROFILES, d.securityProfile),
         accessTokenTtl: this.seconds(n.access_token_ttl, `${path}.access_token_ttl`, d.accessTokenTtl),
         refreshTokenTtl: this.seconds(n.refresh_token_ttl, `${path}.refresh_token_ttl`, d.refreshTokenTtl),
         signingAlg: this.oneOf(n.signing_alg, `${path}.signing_alg`, SIGNING_ALGS, d.signingAlg),
