@@ -38,3 +38,34 @@ export function algConflict(profileName: string, fields: Readonly<Record<string,
   }
   return undefined;
 }
+
+/**
+ * The alg of a client's ID tokens and JARM responses when it registered none: RS256 (OpenID
+ * Connect Registration §2, JARM §3), or the tenant's own alg when the profile does not allow RS256.
+ */
+export function defaultResponseAlg<A extends string>(tenant: { securityProfile: string; signingAlg: A }): A | 'RS256' {
+  return algAllowed(profileOf(tenant), 'RS256') ? 'RS256' : tenant.signingAlg;
+}
+
+/** A client's registered authentication method and algs, as the profile checks them. */
+export interface ClientProfileFields {
+  tokenEndpointAuthMethod: string;
+  idTokenSignedResponseAlg?: string;
+  authorizationSignedResponseAlg?: string;
+  tokenEndpointAuthSigningAlg?: string;
+  requestObjectSigningAlg?: string;
+}
+
+/** Why a client's metadata conflicts with the tenant's profile (it could never be served), or undefined. */
+export function clientConflict(profileName: string, c: ClientProfileFields): string | undefined {
+  const profile = profileOf({ securityProfile: profileName });
+  if (!(profile.clientAuthMethods as readonly string[]).includes(c.tokenEndpointAuthMethod)) {
+    return `token_endpoint_auth_method ${c.tokenEndpointAuthMethod} is not allowed by the security profile ${profileName} (allowed: ${profile.clientAuthMethods.join(', ')})`;
+  }
+  return algConflict(profileName, {
+    id_token_signed_response_alg: c.idTokenSignedResponseAlg,
+    authorization_signed_response_alg: c.authorizationSignedResponseAlg,
+    token_endpoint_auth_signing_alg: c.tokenEndpointAuthSigningAlg,
+    request_object_signing_alg: c.requestObjectSigningAlg,
+  });
+}

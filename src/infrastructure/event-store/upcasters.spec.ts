@@ -43,7 +43,7 @@ describe('upcasters', () => {
   it('hands back events already in the newest shape, and of types never reshaped, as they are', () => {
     const current = recorded('ClientCreated', { clientId: 'web', secretDigest: { scheme: 'hmac-sha256', hash: 'x' } }, 2);
     expect(upcast(current)).toBe(current);
-    const other = recorded('TenantCreated', { tenantId: 'acme' }, 1);
+    const other = recorded('SessionStarted', { tenantId: 'acme' }, 1);
     expect(upcast(other)).toBe(other);
     const proto = recorded('constructor', {}, 1);
     expect(upcast(proto)).toBe(proto);

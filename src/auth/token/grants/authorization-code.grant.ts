@@ -1,3 +1,5 @@
+import { defaultResponseAlg } from '../../../domain/security-profile/rules.js';
+import type { SigningAlg } from '../../../domain/tenant/tenant.events.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { findCode, REFUSAL, type RefreshRule } from '../../../domain/session/session.decider.js';
 import type { ClientView } from '../../../../projections/clients.projection.js';
@@ -36,7 +38,7 @@ export class AuthorizationCodeGrant implements Grant {
     const sessionId = sessionOf(code);
     if (!sessionId) throw new InvalidGrant('unknown authorization code');
     const codeHash = artefactHash(code);
-    const keys = await this.tokens.responseKeys(tenant, client.idTokenSignedResponseAlg);
+    const keys = await this.tokens.responseKeys(tenant, client.idTokenSignedResponseAlg ?? (defaultResponseAlg(tenant) as SigningAlg));
     const access = newUserAccessToken(request, keys);
     const refresh = mintArtefact(sessionId);
     const { alongside: response, events } = await this.sessions.run(
