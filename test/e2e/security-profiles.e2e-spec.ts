@@ -19,6 +19,7 @@ const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 let server: TestServer;
 let acme: RelyingParty;
 let fapi: RelyingParty;
+let signed: RelyingParty;
 let ops: string;
 const contract = new ContractFetch();
 let key: { privateKey: CryptoKey; publicJwk: JWK };
@@ -44,11 +45,27 @@ beforeAll(async () => {
     users:
       - username: alice
         password: "${ALICE_PASSWORD}"
+  - id: signed
+    security_profile: fapi2-message-signing
+    signing_alg: EdDSA
+    clients:
+      - client_id: fapi-web
+        token_endpoint_auth_method: private_key_jwt
+        jwks: ${jwks}
+        redirect_uris: ["${REDIRECT}"]
+        grant_types: [authorization_code]
+        scope: "openid"
+        first_party: true
+    users:
+      - username: alice
+        password: "${ALICE_PASSWORD}"
 `;
   server = await startTestServer(yaml);
   acme = await RelyingParty.discover(server, contract);
   fapi = await RelyingParty.discover(server, contract, 'fapi');
   fapi.auths.set('fapi-web', () => oauth.PrivateKeyJwt({ key: key.privateKey, kid: 'fapi-1' }));
+  signed = await RelyingParty.discover(server, contract, 'signed');
+  signed.auths.set('fapi-web', () => oauth.PrivateKeyJwt({ key: key.privateKey, kid: 'fapi-1' }));
   ops = await adminToken(server, 'ops');
 });
 afterAll(async () => {
@@ -193,5 +210,41 @@ describe('refused at the fapi2-security tenant, taken at the baseline one', () =
     expect(JSON.stringify(res.body)).toContain('signing_alg RS256 is not allowed by the security profile fapi2-security');
     expect((await call('PATCH', '/configuration/tenants/acme', { signing_alg: 'RS256' })).status).toBe(200);
     expect((await call('PATCH', '/configuration/tenants/acme', { signing_alg: 'ES256' })).status).toBe(200);
+  });
+});
+
+describe('fapi2-message-signing', () => {
+  const params = async (extra: Record<string, string> = {}) => {
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const p = new URLSearchParams({ client_id: 'fapi-web', response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, ...extra });
+    return { verifier, state, params: p };
+  };
+  const push = async (p: URLSearchParams) => oauth.pushedAuthorizationRequest(signed.as, signed.client('fapi-web'), signed.auth('fapi-web'), p, signed.options);
+
+  it('announces signed requests and signed responses only', () => {
+    expect(signed.as).toMatchObject({ require_signed_request_object: true, require_pushed_authorization_requests: true, response_modes_supported: ['jwt', 'query.jwt', 'form_post.jwt'], id_token_signing_alg_values_supported: ['ES256', 'EdDSA'] });
+  });
+
+  it('refuses a pushed request that is not a request object, or that asks for a plain response', async () => {
+    const unsigned = await params({ response_mode: 'jwt' });
+    expect(await oauthError(oauth.processPushedAuthorizationResponse(signed.as, signed.client('fapi-web'), await push(unsigned.params)))).toMatchObject({ status: 400, error: 'invalid_request' });
+    const plain = await params({ response_mode: 'query' });
+    const request = await oauth.issueRequestObject(signed.as, signed.client('fapi-web'), plain.params, { key: key.privateKey, kid: 'fapi-1' });
+    expect(await oauthError(oauth.processPushedAuthorizationResponse(signed.as, signed.client('fapi-web'), await push(new URLSearchParams({ request }))))).toMatchObject({ status: 400, error: 'invalid_request' });
+  });
+
+  it('takes a signed request object by PAR and answers with a JARM response signed with the tenant\'s alg, checked by oauth4webapi', async () => {
+    const { state, params: p } = await params({ response_mode: 'jwt' });
+    const request = await oauth.issueRequestObject(signed.as, signed.client('fapi-web'), p, { key: key.privateKey, kid: 'fapi-1' });
+    const pushed = await oauth.processPushedAuthorizationResponse(signed.as, signed.client('fapi-web'), await push(new URLSearchParams({ request })));
+    const browser = signed.browser();
+    let res = await browser.follow(signed.authorizeUrl({ client_id: 'fapi-web', request_uri: pushed.request_uri }), server.baseUrl);
+    const form = Browser.form(await res.text());
+    res = await browser.post(form.action, { ...form.fields, username: 'alice', password: ALICE_PASSWORD });
+    const callback = new URL(res.headers.get('location')!);
+    expect(decodeJwt(callback.searchParams.get('response')!).header.alg).toBe('EdDSA');
+    const validated = await oauth.validateJwtAuthResponse(signed.as, signed.client('fapi-web'), callback, state, signed.options);
+    expect(validated.get('code')).toBeTruthy();
   });
 });
