@@ -59,7 +59,8 @@ export interface ClientProfileFields {
 /** Why a client's metadata conflicts with the tenant's profile (it could never be served), or undefined. */
 export function clientConflict(profileName: string, c: ClientProfileFields): string | undefined {
   const profile = profileOf({ securityProfile: profileName });
-  if (!(profile.clientAuthMethods as readonly string[]).includes(c.tokenEndpointAuthMethod)) {
+  // A method no profile knows is the client decider's to refuse, with its own words.
+  if (BASELINE.clientAuthMethods.includes(c.tokenEndpointAuthMethod as never) && !(profile.clientAuthMethods as readonly string[]).includes(c.tokenEndpointAuthMethod)) {
     return `token_endpoint_auth_method ${c.tokenEndpointAuthMethod} is not allowed by the security profile ${profileName} (allowed: ${profile.clientAuthMethods.join(', ')})`;
   }
   return algConflict(profileName, {
