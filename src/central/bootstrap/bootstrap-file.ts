@@ -1,10 +1,10 @@
-import { SECURITY_PROFILES } from '../../domain/security-profile/profile.js';
 import { readFileSync } from 'node:fs';
 import { MIN_CLIENT_SECRET_LENGTH } from '../commands/create-client.command.js';
 import { passwordProblem } from '../passwords/password-policy.js';
 import { parse as parseYaml } from 'yaml';
 import type { GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
 import { type ClientJwks, REQUEST_OBJECT_ALGS } from '../../domain/client/client-jwks.js';
+import { SECURITY_PROFILES } from '../../domain/security-profile/profile.js';
 
 import { DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_AGE, SIGNING_ALGS, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
 import type { UserClaims } from '../../domain/user/user.events.js';

@@ -1,7 +1,7 @@
-import { defaultResponseAlg } from '../../../domain/security-profile/rules.js';
-import type { SigningAlg } from '../../../domain/tenant/tenant.events.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { findCode, REFUSAL, type RefreshRule } from '../../../domain/session/session.decider.js';
+import { defaultResponseAlg } from '../../../domain/security-profile/rules.js';
+import type { SigningAlg } from '../../../domain/tenant/tenant.events.js';
 import type { ClientView } from '../../../../projections/clients.projection.js';
 import type { TenantView } from '../../../../projections/tenants.projection.js';
 import { InvalidGrant, InvalidRequest } from '../../oauth-errors.js';
