@@ -31,8 +31,8 @@ export interface TenantView {
 
 export const tenantsProjection: Projection<TenantView> = {
   view: 'tenants',
-  // 8: registrationEnabled and TenantDeleted. 9: dpopNonceRequired. 10: requirePushedAuthorizationRequests.
-  version: 10,
+  // 8: registrationEnabled and TenantDeleted. 9: dpopNonceRequired. 10: requirePushedAuthorizationRequests. 11: security profiles (`strict` upcast).
+  version: 11,
   eventTypes: ['TenantCreated', 'TenantSettingsChanged', 'TenantDeleted'],
   indexes: [],
   documentId: (e) => e.data.tenantId,

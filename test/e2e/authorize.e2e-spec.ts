@@ -231,17 +231,6 @@ describe('errors sent back to the client with state and iss', () => {
     expect(await login.text()).toContain(`value="${'h'.repeat(512)}"`);
   });
 
-  it('refuses plain PKCE at a strict tenant, which accepts S256', async () => {
-    const strict = await RelyingParty.discover(server, contract, 'other');
-    const plain = await strict.request({ method: 'plain', scope: 'openid' });
-    const res = await strict.browser().get(plain.url);
-    expect(res.status).toBe(302);
-    const location = new URL(res.headers.get('location')!);
-    expect(Object.fromEntries(location.searchParams)).toMatchObject({ error: 'invalid_request', state: plain.state, iss: strict.issuer });
-    const s256 = await strict.request({ scope: 'openid' });
-    expect((await strict.browser().get(s256.url)).headers.get('location')).toMatch(new RegExp(`^${strict.issuer}/login\\?`));
-  });
-
   it('sends no state back when none was sent', async () => {
     const req = await rp.request();
     const res = await rp.browser().get(withParam(withParam(req.url, 'state', undefined), 'response_type', 'token'));

@@ -39,8 +39,8 @@ describe('discovery documents', () => {
     const other = await discover('other', 'oauth2');
     expect(other.as.issuer).toBe(server.issuer('other'));
     expect(other.as.token_endpoint).toBe(`${server.issuer('other')}/token`);
-    // The strict profile refuses plain PKCE (authorize.e2e-spec.ts), so it does not announce it.
-    expect(other.as.code_challenge_methods_supported).toEqual(['S256']);
+    // Profiles (security-profiles.e2e-spec.ts): a FAPI 2.0 tenant announces S256 alone.
+    expect(other.as.code_challenge_methods_supported).toEqual(['S256', 'plain']);
   });
 
   it.each([

@@ -14,7 +14,7 @@ export const ALICE_PASSWORD = 'correct horse battery staple';
 
 /**
  * One tenant with a web client, public clients, one without refresh tokens (`coded`), a
- * third-party client, a service client and two users; a second, strict one.
+ * third-party client, a service client and two users; a second one, also baseline.
  */
 export const BOOTSTRAP_YAML = `
 tenants:
@@ -73,7 +73,7 @@ tenants:
         password: "bob's long password"
         name: Bob
   - id: other
-    security_profile: strict
+    security_profile: baseline
     clients:
       - client_id: web
         client_secret: "${WEB_SECRET}"

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { defaultResponseAlg } from '../../domain/security-profile/rules.js';
 import { SIGNING_ALGS, type SigningAlg } from '../../domain/tenant/tenant.events.js';
 import { signJwt } from '../../infrastructure/crypto/jws.js';
 import { KeyRing } from '../../infrastructure/crypto/key-ring.js';
@@ -10,8 +11,6 @@ export type ResponseMode = 'query' | 'form_post' | 'query.jwt' | 'form_post.jwt'
 
 /** JARM §2.1: the response JWT is short-lived; the code it carries lives 60 s as well. */
 const RESPONSE_JWT_TTL_SECONDS = 60;
-/** JARM §3: without `authorization_signed_response_alg`, RS256 (a key every tenant has). */
-const DEFAULT_ALG: SigningAlg = 'RS256';
 
 /** The transport of a response mode: how the browser carries the answer to the client. */
 export const transportOf = (mode: ResponseMode): 'query' | 'form_post' => (mode === 'form_post' || mode === 'form_post.jwt' ? 'form_post' : 'query');
@@ -35,7 +34,8 @@ export class Jarm {
   async response(tenantId: string, clientId: string, fields: Record<string, string | undefined>): Promise<string> {
     const client = await this.directory.client(tenantId, clientId);
     const registered = client?.authorizationSignedResponseAlg;
-    const alg = registered && (SIGNING_ALGS as readonly string[]).includes(registered) ? (registered as SigningAlg) : DEFAULT_ALG;
+    // JARM §3: without `authorization_signed_response_alg`, RS256 (a key every tenant has) where the profile allows it.
+    const alg = registered && (SIGNING_ALGS as readonly string[]).includes(registered) ? (registered as SigningAlg) : (defaultResponseAlg(await this.directory.requireTenant(tenantId)) as SigningAlg);
     const key = await this.keys.signingKey(tenantId, alg);
     const now = this.clock.seconds();
     const payload: Record<string, unknown> = { iss: this.directory.issuer(tenantId), aud: clientId, exp: now + RESPONSE_JWT_TTL_SECONDS, iat: now };

@@ -38,10 +38,10 @@ export interface VerifiedAssertion {
 /**
  * Verifies a private_key_jwt assertion (RFC 7523 §3, OpenID Connect Core §9): signed by one of
  * the client's keys with its registered alg (never `none`), `iss` = `sub` = client_id, `aud`
- * one of `audiences`, `exp` present and at most MAX_ASSERTION_LIFETIME ahead, a `jti`. The
+ * one of `audiences`, `exp` present, its alg one of `profileAlgs` (the tenant's security profile's), and at most MAX_ASSERTION_LIFETIME ahead, a `jti`. The
  * jti's single use is the caller's (UsedJtis). Returns a reason when it fails.
  */
-export async function verifyAssertion(assertion: string, client: ClientView, audiences: string[], now: Date): Promise<VerifiedAssertion | string> {
+export async function verifyAssertion(assertion: string, client: ClientView, audiences: string[], now: Date, profileAlgs: readonly string[] = ASSERTION_ALGS): Promise<VerifiedAssertion | string> {
   const jwks = client.jwks;
   if (!jwks) return 'the client has no keys';
   let set = keySets.get(jwks);
@@ -49,7 +49,8 @@ export async function verifyAssertion(assertion: string, client: ClientView, aud
     set = createLocalJWKSet(jwks as never);
     keySets.set(jwks, set);
   }
-  const algorithms = client.tokenEndpointAuthSigningAlg ? [client.tokenEndpointAuthSigningAlg] : [...ASSERTION_ALGS];
+  const algorithms = (client.tokenEndpointAuthSigningAlg ? [client.tokenEndpointAuthSigningAlg] : [...ASSERTION_ALGS]).filter((a) => profileAlgs.includes(a));
+  if (algorithms.length === 0) return 'the client assertion alg is not allowed by the security profile';
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(assertion, set, { algorithms, issuer: client.clientId, subject: client.clientId, audience: audiences, currentDate: now, clockTolerance: CLOCK_SKEW, requiredClaims: ['exp', 'jti'] }));

@@ -94,7 +94,7 @@ export class ClientAuthenticator {
     tenantId: string,
     authorization: string | undefined,
     params: Params,
-    options: { allowPublic: boolean; endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin; audiences: string[] },
+    options: { allowPublic: boolean; endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin; audiences: string[]; assertionAlgs?: readonly string[] },
   ): Promise<ClientView> {
     const presented = presentedCredentials(authorization, params);
     const client = await this.directory.client(tenantId, presented.clientId);
@@ -108,8 +108,8 @@ export class ClientAuthenticator {
   }
 
   /** private_key_jwt: the assertion verifies, and its jti was never used (RFC 7523 §3 item 7). */
-  private async byAssertion(tenantId: string, client: ClientView, assertion: string, options: { endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin; audiences: string[] }): Promise<ClientView> {
-    const verified = await verifyAssertion(assertion, client, options.audiences, this.clock.now());
+  private async byAssertion(tenantId: string, client: ClientView, assertion: string, options: { endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin; audiences: string[]; assertionAlgs?: readonly string[] }): Promise<ClientView> {
+    const verified = await verifyAssertion(assertion, client, options.audiences, this.clock.now(), options.assertionAlgs);
     if (typeof verified === 'string') return this.failed(tenantId, client, 'private_key_jwt', options, false, 'invalid_assertion', verified);
     const fresh = await this.jtis.use({ tenantId, kind: 'client_assertion', issuer: client.clientId, jti: verified.jti, expiresAt: verified.exp, clientId: client.clientId, actor: `client:${client.clientId}`, origin: options.origin });
     if (!fresh) return this.failed(tenantId, client, 'private_key_jwt', options, false, 'replayed_assertion', 'the client assertion was used before');

@@ -4,12 +4,14 @@ import type { ClientView } from '../../../projections/clients.projection.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
 import type { ClientAuthenticationFailed } from '../../domain/client/client.events.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
+import { ASSERTION_ALGS } from '../../domain/client/client-jwks.js';
+import { allowedAlgs, profileOf } from '../../domain/security-profile/rules.js';
 import { Directory } from '../../shared/directory.js';
 import { originOf } from '../../shared/request-origin.js';
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
 import { requireClientOrigin } from '../cors.js';
 import { authorizationOf, formParams } from '../form-request.js';
-import { InvalidRequest } from '../oauth-errors.js';
+import { InvalidClient, InvalidRequest } from '../oauth-errors.js';
 import { carries, type Params } from '../params.js';
 
 /** How one client-authenticated endpoint opens a request. */
@@ -35,7 +37,7 @@ export interface ClientRequest {
 /**
  * The opening steps the token, introspection and revocation endpoints share, in this order:
  * the tenant exists; no body parameter in the query (RFC 6749 §3.2); the body is a form
- * (§3.2); the client authenticates (§2.3); a browser's request comes from the client's origin
+ * (§3.2); the client authenticates (§2.3) by a method the tenant's profile accepts; a browser's request comes from the client's origin
  * (cors.ts). The controller then does its own step only.
  */
 @Injectable()
@@ -52,17 +54,22 @@ export class ClientRequests {
     if (misplaced) throw new InvalidRequest(`${misplaced} belongs in the request body, not the query`);
     const params = formParams(req);
     const origin = originOf(req);
-    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: endpoint.allowPublic, endpoint: endpoint.name, origin, audiences: this.audiences(tenantId, endpoint) });
+    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: endpoint.allowPublic, endpoint: endpoint.name, origin, audiences: this.audiences(tenant, endpoint), assertionAlgs: allowedAlgs(profileOf(tenant), ASSERTION_ALGS) });
+    // FAPI 2.0 Security Profile §5.3.2.1: confidential clients, authenticated by private_key_jwt.
+    const methods = profileOf(tenant).clientAuthMethods;
+    if (!(methods as readonly string[]).includes(client.tokenEndpointAuthMethod)) throw new InvalidClient(`this tenant accepts only the client authentication methods ${methods.join(', ')}`);
     if (endpoint.browser) requireClientOrigin(req, reply, client, true);
     return { tenant, params, origin, client };
   }
 
   /**
    * What a client assertion's `aud` may name (RFC 7523 §3 item 3): the issuer, the token
-   * endpoint (OpenID Connect Core §9), or the endpoint it is sent to.
+   * endpoint (OpenID Connect Core §9), or the endpoint it is sent to; under FAPI 2.0 the issuer
+   * alone (Security Profile §5.3.2.1).
    */
-  private audiences(tenantId: string, endpoint: ClientEndpoint): string[] {
-    const issuer = this.directory.issuer(tenantId);
+  private audiences(tenant: TenantView, endpoint: ClientEndpoint): string[] {
+    const issuer = this.directory.issuer(tenant.tenantId);
+    if (profileOf(tenant).assertionAudience === 'issuer') return [issuer];
     return [...new Set([issuer, `${issuer}/token`, `${issuer}/${endpoint.name}`])];
   }
 }

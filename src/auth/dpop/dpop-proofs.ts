@@ -29,6 +29,8 @@ export interface ProofContext {
   accessToken?: string;
   /** The tenant asks for server nonces (§8, §9). */
   nonceRequired: boolean;
+  /** The algs the tenant's security profile allows; absent: DPOP_ALGS. */
+  algs?: readonly string[];
   origin: RequestOrigin;
 }
 
@@ -61,7 +63,8 @@ export class DpopProofs {
   async check(req: FastifyRequest, c: ProofContext): Promise<Proof | undefined> {
     const header = req.headers.dpop;
     if (header === undefined) return undefined;
-    const fail = (d: string): OAuthError => (c.at === 'token' ? new InvalidDpopProof(d) : new DpopChallenge('invalid_dpop_proof', d, DPOP_ALGS));
+    const algs = c.algs ?? DPOP_ALGS;
+    const fail = (d: string): OAuthError => (c.at === 'token' ? new InvalidDpopProof(d) : new DpopChallenge('invalid_dpop_proof', d, algs));
     // §4.3 item 1: exactly one DPoP header.
     if (typeof header !== 'string' || headerLines(req.raw, 'dpop') > 1) throw fail('send a single DPoP header');
     if (header.length > MAX_PROOF_LENGTH) throw fail('the DPoP proof is too long');
@@ -73,7 +76,7 @@ export class DpopProofs {
         const embedded = h.jwk as Record<string, unknown> | undefined;
         if (embedded && PRIVATE_MEMBERS.some((m) => m in embedded)) throw new Error('private key in jwk');
         return EmbeddedJWK(h, token);
-      }, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGS], requiredClaims: ['jti', 'htm', 'htu', 'iat'] });
+      }, { typ: 'dpop+jwt', algorithms: [...algs], requiredClaims: ['jti', 'htm', 'htu', 'iat'] });
       payload = verified.payload;
       jwk = verified.protectedHeader.jwk as Jwk;
     } catch {

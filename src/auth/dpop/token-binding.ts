@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { TenantView } from '../../../projections/tenants.projection.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
+import { allowedAlgs, profileOf } from '../../domain/security-profile/rules.js';
 import { DpopChallenge } from '../oauth-errors.js';
 import { DPOP_ALGS, type DpopProofs } from './dpop-proofs.js';
 
@@ -35,7 +36,7 @@ export async function requireBinding(dpop: DpopProofs, req: FastifyRequest, tena
     return;
   }
   if (presented.scheme !== 'DPoP') throw dpopRefusal('invalid_token', 'a DPoP-bound access token is sent with the DPoP scheme and a proof');
-  const proof = await dpop.check(req, { tenantId: tenant.tenantId, at: 'resource', accessToken: presented.token, nonceRequired: tenant.dpopNonceRequired === true, origin });
+  const proof = await dpop.check(req, { tenantId: tenant.tenantId, at: 'resource', accessToken: presented.token, nonceRequired: tenant.dpopNonceRequired === true, origin, algs: allowedAlgs(profileOf(tenant), DPOP_ALGS) });
   if (!proof) throw dpopRefusal('invalid_dpop_proof', 'a DPoP proof is required with a DPoP-bound access token');
   if (proof.jkt !== jkt) throw dpopRefusal('invalid_dpop_proof', 'the DPoP proof is signed by another key than the token is bound to');
 }

@@ -1,5 +1,6 @@
 import { Controller, Get, Head, Header, Inject, Param } from '@nestjs/common';
 import { ASSERTION_ALGS, REQUEST_OBJECT_ALGS } from '../../domain/client/client-jwks.js';
+import { allowedAlgs, profileOf } from '../../domain/security-profile/rules.js';
 import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { Directory } from '../../shared/directory.js';
 import { DPOP_ALGS } from '../dpop/dpop-proofs.js';
@@ -40,7 +41,12 @@ export class MetadataController {
   private async metadata(tenantId: string) {
     const tenant = await this.directory.requireTenant(tenantId);
     const issuer = this.directory.issuer(tenantId);
-    const clientAuth = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+    // What the tenant's security profile allows, and nothing more (src/domain/security-profile/).
+    const profile = profileOf(tenant);
+    const authMethods = [...profile.clientAuthMethods];
+    const clientAuth = authMethods.filter((m) => m !== 'none');
+    const assertionAlgs = allowedAlgs(profile, ASSERTION_ALGS);
+    const responseAlgs = allowedAlgs(profile, [...new Set(['RS256', ...SIGNING_ALGS])]);
     return {
       issuer,
       authorization_endpoint: `${issuer}/authorize`,
@@ -53,36 +59,38 @@ export class MetadataController {
       scopes_supported: SUPPORTED_SCOPES,
       response_types_supported: ['code'],
       // JARM §4: the signed modes beside the plain ones.
-      response_modes_supported: ['query', 'form_post', 'jwt', 'query.jwt', 'form_post.jwt'],
+      response_modes_supported: profile.responseModes,
       grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       subject_types_supported: ['public'],
       // RS256 first: what a client that registered no id_token_signed_response_alg gets
       // (OpenID Connect Registration §2; Discovery §3 requires it listed); then any other a client registers.
-      id_token_signing_alg_values_supported: [...new Set(['RS256', ...SIGNING_ALGS])],
-      token_endpoint_auth_methods_supported: [...clientAuth, 'none'],
+      id_token_signing_alg_values_supported: responseAlgs,
+      token_endpoint_auth_methods_supported: authMethods,
       introspection_endpoint_auth_methods_supported: clientAuth,
       // A public client may revoke its own tokens with its client_id alone (RFC 7009 §5).
-      revocation_endpoint_auth_methods_supported: [...clientAuth, 'none'],
+      revocation_endpoint_auth_methods_supported: authMethods,
       // private_key_jwt (RFC 8414 §2): the algs a client assertion may be signed with.
-      token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
-      introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
-      revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
+      token_endpoint_auth_signing_alg_values_supported: assertionAlgs,
+      introspection_endpoint_auth_signing_alg_values_supported: assertionAlgs,
+      revocation_endpoint_auth_signing_alg_values_supported: assertionAlgs,
       // DPoP (RFC 9449 §5.1).
-      dpop_signing_alg_values_supported: DPOP_ALGS,
-      code_challenge_methods_supported: tenant.securityProfile === 'strict' ? ['S256'] : ['S256', 'plain'],
+      dpop_signing_alg_values_supported: allowedAlgs(profile, DPOP_ALGS),
+      code_challenge_methods_supported: profile.codeChallengeMethods,
       prompt_values_supported: ['none', 'login', 'consent'],
       claims_supported: STANDARD_CLAIMS,
       claims_parameter_supported: false,
       // JAR (RFC 9101 §10.5): request objects by value, verified with the client's jwks.
       request_parameter_supported: true,
-      request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
+      request_object_signing_alg_values_supported: allowedAlgs(profile, REQUEST_OBJECT_ALGS),
+      // RFC 9101 §10.5: every request a signed request object (FAPI 2.0 Message Signing).
+      require_signed_request_object: profile.requireSignedRequests,
       request_uri_parameter_supported: false,
       authorization_response_iss_parameter_supported: true,
       // JARM §4: RS256 (the default) first, then any other a client registers.
-      authorization_signing_alg_values_supported: [...new Set(['RS256', ...SIGNING_ALGS])],
+      authorization_signing_alg_values_supported: responseAlgs,
       // PAR (RFC 9126 §5). request_uri_parameter_supported above stays false: only request_uri values from this endpoint are taken.
       pushed_authorization_request_endpoint: `${issuer}/par`,
-      require_pushed_authorization_requests: tenant.requirePushedAuthorizationRequests === true,
+      require_pushed_authorization_requests: tenant.requirePushedAuthorizationRequests === true || profile.requirePushedRequests,
       // Edge pages: the languages of the sign-in, consent and sign-out pages.
       ui_locales_supported: await this.locales.offered(tenantId),
       // OpenID Connect Back-Channel Logout 1.0 §2.1.

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createLocalJWKSet, decodeProtectedHeader, errors, type JSONWebKeySet, jwtVerify } from 'jose';
 import type { ClientView } from '../../../projections/clients.projection.js';
 import { REQUEST_OBJECT_ALGS } from '../../domain/client/client-jwks.js';
+import { allowedAlgs, profileOf } from '../../domain/security-profile/rules.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { setBounded } from '../../shared/bounded-map.js';
 import { Directory } from '../../shared/directory.js';
@@ -40,7 +41,8 @@ export class RequestObjects {
     }
     if (jwt.split('.').length !== 3) throw new InvalidRequestObject('encrypted request objects are not supported');
     if (!alg || alg === 'none') throw new InvalidRequestObject('unsigned request objects (alg none) are refused');
-    const allowed = client.requestObjectSigningAlg ? [client.requestObjectSigningAlg] : [...REQUEST_OBJECT_ALGS];
+    const registered = client.requestObjectSigningAlg ? [client.requestObjectSigningAlg] : [...REQUEST_OBJECT_ALGS];
+    const allowed = allowedAlgs(profileOf(await this.directory.requireTenant(tenantId)), registered);
     if (!allowed.includes(alg)) throw new InvalidRequestObject(`the request object must be signed with ${allowed.join(', ')}`);
     if (!client.jwks) throw new InvalidRequestObject('the client registered no jwks to verify its request objects with');
     const now = this.clock.seconds();

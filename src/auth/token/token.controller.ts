@@ -1,9 +1,10 @@
 import { Controller, Header, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { allowedAlgs, profileOf } from '../../domain/security-profile/rules.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { type ClientEndpoint, ClientRequests } from '../client-request/client-request.js';
-import { DpopProofs } from '../dpop/dpop-proofs.js';
+import { DPOP_ALGS, DpopProofs } from '../dpop/dpop-proofs.js';
 import { InvalidDpopProof, InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../oauth-errors.js';
 import { type Grant, type GrantRequest, GRANTS, type TokenResponse } from './grant.js';
 
@@ -42,8 +43,10 @@ export class TokenController {
     if (!grant) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported`);
     if (!client.grantTypes.includes(grant.grantType)) throw new UnauthorizedClient(`the client may not use ${grant.grantType}`);
     // RFC 9449 §5: a proof binds the access token to its key; §5.2: some clients must send one.
-    const proof = await this.dpop.check(req, { tenantId, at: 'token', nonceRequired: tenant.dpopNonceRequired === true, origin });
+    const proof = await this.dpop.check(req, { tenantId, at: 'token', nonceRequired: tenant.dpopNonceRequired === true, origin, algs: allowedAlgs(profileOf(tenant), DPOP_ALGS) });
     if (!proof && client.dpopBoundAccessTokens) throw new InvalidDpopProof('this client must send a DPoP proof (dpop_bound_access_tokens)');
+    // FAPI 2.0 Security Profile §5.3.2.1: only sender-constrained access tokens.
+    if (!proof && profileOf(tenant).requireDpop) throw new InvalidDpopProof('this tenant requires a DPoP proof with every token request');
     const now = this.clock.seconds();
     const request: GrantRequest = { tenant, client, params, issuer: this.directory.issuer(tenantId), now, origin };
     if (proof) request.jkt = proof.jkt;

@@ -77,6 +77,13 @@ describe('bootstrap file', () => {
     expect(({} as Record<string, unknown>).clients).toBeUndefined();
   });
 
+  it('reads the security profiles, `strict` as fapi2-security (what its events are upcast to), and refuses any other', () => {
+    const profile = (value: string) => readBootstrapFile(file(`p-${value}.yaml`, `tenants: [{ id: acme, security_profile: ${value} }]`), 8)[0].settings.securityProfile;
+    for (const p of ['baseline', 'fapi2-security', 'fapi2-message-signing']) expect(profile(p)).toBe(p);
+    expect(profile('strict')).toBe('fapi2-security');
+    expect(() => profile('fapi1')).toThrow(/security_profile/);
+  });
+
   it('says when the file cannot be read', () => {
     expect(() => readBootstrapFile(join(dir, 'missing.yaml'), 8)).toThrow(/missing\.yaml: cannot be read/);
   });

@@ -4,6 +4,7 @@ import { passwordProblem } from '../passwords/password-policy.js';
 import { parse as parseYaml } from 'yaml';
 import type { GrantType, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
 import { type ClientJwks, REQUEST_OBJECT_ALGS } from '../../domain/client/client-jwks.js';
+import { SECURITY_PROFILES } from '../../domain/security-profile/profile.js';
 
 import { DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_AGE, SIGNING_ALGS, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
 import type { UserClaims } from '../../domain/user/user.events.js';
@@ -162,7 +163,8 @@ class Reader implements FieldReader {
     return {
       id: this.string(n.id, `${path}.id`),
       settings: {
-        securityProfile: this.oneOf(n.security_profile, `${path}.security_profile`, ['baseline', 'strict'], d.securityProfile),
+        // `strict` (an older file's) means what its events are upcast to (tenant.upcasters.ts).
+        securityProfile: this.oneOf(n.security_profile === 'strict' ? 'fapi2-security' : n.security_profile, `${path}.security_profile`, SECURITY_PROFILES, d.securityProfile),
         accessTokenTtl: this.seconds(n.access_token_ttl, `${path}.access_token_ttl`, d.accessTokenTtl),
         refreshTokenTtl: this.seconds(n.refresh_token_ttl, `${path}.refresh_token_ttl`, d.refreshTokenTtl),
         signingAlg: this.oneOf(n.signing_alg, `${path}.signing_alg`, SIGNING_ALGS, d.signingAlg),

@@ -5,6 +5,8 @@ import type { ClientRegistration } from '../../domain/client/client.events.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { ClientSecrets } from '../../infrastructure/crypto/client-secrets.js';
 import { CommandPath, type CommandOrigin } from '../command-path.js';
+import { requireProfileFits } from '../commands/create-client.command.js';
+import { Directory } from '../../shared/directory.js';
 
 /** Views an admin reads right after a client changes. */
 const VIEWS = ['clients'];
@@ -44,9 +46,13 @@ export class DeleteClient extends Command<void> {
 
 @CommandHandler(UpdateClient)
 export class UpdateClientHandler implements ICommandHandler<UpdateClient, void> {
-  constructor(@Inject(CommandPath) private readonly path: CommandPath) {}
+  constructor(
+    @Inject(CommandPath) private readonly path: CommandPath,
+    @Inject(Directory) private readonly directory: Directory,
+  ) {}
 
   async execute(c: UpdateClient): Promise<void> {
+    await requireProfileFits(this.directory, c.by.tenantId, c.registration);
     await this.path.run(streams.client(c.by.tenantId, c.registration.clientId), clientDecider, { kind: 'UpdateClient', registration: c.registration }, c.by, VIEWS);
   }
 }

@@ -1,3 +1,5 @@
+import { generateKeyPairSync } from 'node:crypto';
+import type { Directory } from '../../shared/directory.js';
 import { join } from 'node:path';
 import { tempDir } from '../../../test/support/temp-dir.js';
 import type { ClientCreated, ClientRegistration } from '../../domain/client/client.events.js';
@@ -33,11 +35,20 @@ describe('CreateClient', () => {
   beforeEach(() => {
     events = new SqliteEventStore(join(tempDir('create-client-'), 'e.db'));
     const views = { waitFor: async () => undefined } as unknown as ProjectionRunner;
-    handler = new CreateClientHandler(new AggregateStore(events), views, new FixedClock(), secrets);
+    const directory = { tenant: async (id: string) => ({ securityProfile: id === 'fapi' ? 'fapi2-security' : 'baseline' }) } as unknown as Directory;
+    handler = new CreateClientHandler(new AggregateStore(events), views, new FixedClock(), secrets, directory);
   });
   afterEach(() => events.close());
 
   const created = async (clientId: string) => (await events.readStream(`client-acme.${clientId}`))[0] as unknown as ClientCreated;
+
+  it('refuses a client that the tenant\'s security profile could never serve, and takes it at a baseline tenant', async () => {
+    await expect(handler.execute(new CreateClient('fapi', registration, undefined, 'admin:1'))).rejects.toThrow(/token_endpoint_auth_method client_secret_basic is not allowed by the security profile fapi2-security/);
+    const keyed = { ...registration, tokenEndpointAuthMethod: 'private_key_jwt' as const, idTokenSignedResponseAlg: 'RS256' as const, jwks: { keys: [generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }) as { kty: string }] } };
+    await expect(handler.execute(new CreateClient('fapi', keyed, undefined, 'admin:1'))).rejects.toThrow(/id_token_signed_response_alg RS256 is not allowed/);
+    expect(await events.readStream('client-fapi.api')).toEqual([]);
+    expect((await handler.execute(new CreateClient('acme', keyed, undefined, 'admin:1'))).created).toBe(true);
+  });
 
   it('generates a 256-bit secret for a confidential client registered without one, returns it once, and keeps only its digest', async () => {
     const result = await handler.execute(new CreateClient('acme', registration, undefined, 'admin:1'));

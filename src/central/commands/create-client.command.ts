@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { clientDecider } from '../../domain/client/client.decider.js';
 import { type ClientRegistration, SECRET_METHODS } from '../../domain/client/client.events.js';
+import { clientConflict } from '../../domain/security-profile/rules.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { ClientSecrets } from '../../infrastructure/crypto/client-secrets.js';
@@ -9,6 +10,7 @@ import { AggregateStore } from '../../infrastructure/event-store/aggregate-store
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { ProjectionRunner } from '../../infrastructure/read-store/projection-runner.js';
+import { Directory } from '../../shared/directory.js';
 import { type CommandResult, unappliedFields } from './create-tenant.command.js';
 
 /** Secrets shorter than this are refused: the log keeps only a fast (if keyed) hash, which must not be guessable. */
@@ -40,10 +42,12 @@ export class CreateClientHandler implements ICommandHandler<CreateClient, Create
     @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(ClientSecrets) private readonly secrets: ClientSecrets,
+    @Inject(Directory) private readonly directory: Directory,
   ) {}
 
   async execute(c: CreateClient): Promise<CreateClientResult> {
     const { tenantId, registration: asked } = c;
+    await requireProfileFits(this.directory, tenantId, asked);
     if (c.clientSecret !== undefined && c.clientSecret.length < MIN_CLIENT_SECRET_LENGTH) {
       throw new DomainError('invalid_value', `client ${asked.clientId}: client_secret must be at least ${MIN_CLIENT_SECRET_LENGTH} characters`);
     }
@@ -66,4 +70,11 @@ export class CreateClientHandler implements ICommandHandler<CreateClient, Create
     const sameSecret = c.clientSecret === undefined || (storedDigest !== undefined && this.secrets.verify(tenantId, asked.clientId, c.clientSecret, storedDigest));
     return { created: false, unapplied: sameSecret ? unapplied : [...unapplied, 'client_secret'] };
   }
+}
+
+/** Security profiles: a client the tenant's profile could never serve is refused at registration. */
+export async function requireProfileFits(directory: Directory, tenantId: string, registration: Omit<ClientRegistration, 'secretDigest'>): Promise<void> {
+  const tenant = await directory.tenant(tenantId);
+  const conflict = tenant ? clientConflict(tenant.securityProfile, registration) : undefined;
+  if (conflict) throw new DomainError('invalid_value', `client ${registration.clientId}: ${conflict}`);
 }

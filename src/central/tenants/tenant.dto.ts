@@ -1,4 +1,5 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { SECURITY_PROFILES } from '../../domain/security-profile/profile.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
 import { SIGNING_ALGS, type SecurityProfile, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
 import { DEFAULT_TENANT_SETTINGS } from '../bootstrap/bootstrap-file.js';
@@ -9,7 +10,7 @@ const YEAR = 366 * 24 * 3600;
 /** A tenant's settings as the admin API takes them (the bootstrap file's names). */
 export class TenantSettingsDto {
   @IsOptional()
-  @IsIn(['baseline', 'strict'])
+  @IsIn(SECURITY_PROFILES)
   security_profile?: string;
 
   @IsOptional()

@@ -38,8 +38,11 @@ export type SessionCommand =
   | { kind: 'Reauthenticate'; userId: string; presentedCookieHash: string; cookieHash: string; now: number }
   | { kind: 'IssueCode'; code: Omit<CodeIssued['data'], 'tenantId' | 'sessionId' | 'userId' | 'authTime'> }
   | ({ kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string | undefined; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule; refreshJkt?: string } & Refusable)
-  /** `jkt`: the key of the request's DPoP proof, if any (a bound grant's refresh needs its key). */
-  | ({ kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec; jkt?: string } & Refusable)
+  /**
+   * `jkt`: the key of the request's DPoP proof, if any (a bound grant's refresh needs its key).
+   * `keep` (security profiles): the refresh token stays the one in use, and `refresh` is unused.
+   */
+  | ({ kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec; jkt?: string; keep?: true } & Refusable)
   /** `clientId` presents the token, which was issued to `owner`. */
   | ({ kind: 'RevokeAccessToken'; jti: string; grantId?: string; clientId: string; owner: string } & Refusable)
   | ({ kind: 'RevokeRefreshToken'; refreshHash: string; clientId: string; now: number } & Refusable)

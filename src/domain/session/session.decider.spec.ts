@@ -66,6 +66,14 @@ describe('session decider', () => {
     expect(types(given(redeemed).when(rotate('r1', 'r2', { jkt: 'key-b' })))).toContain('RefreshRotated');
   });
 
+  it('keeps the refresh token in use when told to (FAPI 2.0 profiles): used again, it issues again and ends nothing', () => {
+    expect(types(given(redeemed).when(rotate('r1', 'r2', { keep: true })))).toEqual(['AccessTokenIssued']);
+    const kept1 = given(redeemed).after(rotate('r1', 'r2', { keep: true }));
+    expect(types(given(kept1).when(rotate('r1', 'r3', { keep: true, access: access('at-again') })))).toEqual(['AccessTokenIssued']);
+    // The token never handed out was never made valid.
+    expect(given(kept1).refused(rotate('r2', 'r4', { keep: true }))).toBe('refresh_invalid');
+  });
+
   it('revokes nothing when a used code comes back without its verifier or redirect URI', () => {
     expect(types(given(redeemed).when(redeem({ codeVerifier: 'b'.repeat(43) })))).toEqual(['CodeRefused']);
     expect(types(given(redeemed).when(redeem({ redirectUri: 'https://rp/other' })))).toEqual(['CodeRefused']);

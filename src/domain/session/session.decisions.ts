@@ -178,6 +178,8 @@ function rotateRefresh(c: Command<'RotateRefresh'>, s: SessionState): SessionEve
   const scope = c.scope ?? rt.scope;
   if (scope.some((x) => !rt.scope.includes(x))) throw new DomainError('invalid_value', 'scope exceeds the original grant');
   const grant = merged(ids, { grantId: rt.grantId, clientId: c.clientId });
+  // FAPI 2.0 Security Profile §5.3.2.1: no rotation; the token stays valid until it expires.
+  if (c.keep) return [userAccessToken(grant, 'refresh_token', c.access, scope)];
   return [
     { type: 'RefreshRotated', data: merged(grant, { fromHash: c.refreshHash, toHash: c.refresh.hash, scope: rt.scope, issuedAt: c.now, expiresAt: c.refresh.expiresAt }) },
     userAccessToken(grant, 'refresh_token', c.access, scope),

@@ -26,6 +26,15 @@ describe('tenant decider', () => {
     expect(create({ sessionIdleTimeout: value })).toThrow('session_idle_timeout must be a positive integer');
   });
 
+  it('refuses a signing_alg that its security profile does not allow, and a profile it does not know', () => {
+    const create = (over: object) => () => given().when({ kind: 'CreateTenant', tenantId: 'acme', settings: { ...settings, ...over } });
+    expect(create({ securityProfile: 'fapi2-security', signingAlg: 'RS256' })).toThrow('signing_alg RS256 is not allowed by the security profile fapi2-security');
+    expect(create({ securityProfile: 'strict' })).toThrow('security_profile must be one of baseline, fapi2-security, fapi2-message-signing');
+    const fapi = given().after({ kind: 'CreateTenant', tenantId: 'acme', settings: { ...settings, securityProfile: 'fapi2-security' } });
+    expect(given(fapi).refused({ kind: 'ChangeTenantSettings', settings: { ...settings, securityProfile: 'fapi2-security', signingAlg: 'RS256' } })).toBe('invalid_value');
+    expect(given(fapi).when({ kind: 'ChangeTenantSettings', settings: { ...settings, signingAlg: 'RS256' } })).toHaveLength(1);
+  });
+
   it('reads a tenant created before session_max_age and session_idle_timeout existed with the defaults', () => {
     const created = { id: 'e', type: 'TenantCreated', streamId: 'tenant-acme', revision: 0, position: 1, data: { tenantId: 'acme', ...settings } };
     const doc = tenantsProjection.apply(null, { ...created, metadata: { actor: 'system', correlationId: 'c', occurredAt: '2026-01-01T00:00:00Z' } }, 'acme');

@@ -1,3 +1,5 @@
+import { algConflict } from '../security-profile/rules.js';
+import { SECURITY_PROFILES } from '../security-profile/profile.js';
 import { assertNever, type Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/domain-error.js';
 import type { TenantEvent, TenantSettings } from './tenant.events.js';
@@ -26,6 +28,9 @@ export function validateSettings(s: Omit<TenantSettings, 'operator'>): void {
   if (s.sessionMaxAge !== undefined && (!Number.isInteger(s.sessionMaxAge) || s.sessionMaxAge < 1)) throw new DomainError('invalid_value', 'session_max_age must be a positive integer');
   if (s.sessionIdleTimeout !== undefined && (!Number.isInteger(s.sessionIdleTimeout) || s.sessionIdleTimeout < 1)) throw new DomainError('invalid_value', 'session_idle_timeout must be a positive integer');
   if (s.keyRotationPeriod !== undefined && (!Number.isInteger(s.keyRotationPeriod) || s.keyRotationPeriod < 3600)) throw new DomainError('invalid_value', 'key_rotation_period must be a whole number of seconds, at least 3600');
+  if (!(SECURITY_PROFILES as readonly string[]).includes(s.securityProfile)) throw new DomainError('invalid_value', `security_profile must be one of ${SECURITY_PROFILES.join(', ')}`);
+  const conflict = algConflict(s.securityProfile, { signing_alg: s.signingAlg });
+  if (conflict) throw new DomainError('invalid_value', conflict);
 }
 
 export type TenantState = { exists: false; deleted?: boolean } | ({ exists: true; tenantId: string } & TenantSettings);

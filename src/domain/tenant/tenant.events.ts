@@ -1,6 +1,8 @@
 import type { DomainEvent } from '../shared/decider.js';
+import type { SecurityProfileName } from '../security-profile/profile.js';
 
-export type SecurityProfile = 'baseline' | 'strict';
+/** The rules each profile sets are in src/domain/security-profile/. */
+export type SecurityProfile = SecurityProfileName;
 export const SIGNING_ALGS = ['ES256', 'RS256', 'EdDSA'] as const;
 export type SigningAlg = (typeof SIGNING_ALGS)[number];
 

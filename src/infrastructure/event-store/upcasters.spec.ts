@@ -27,10 +27,23 @@ describe('upcasters', () => {
     expect(upcast(recorded('ClientCreated', { ...publicClient, tokenEndpointAuthMethod: 'none' }, 1)).data).not.toHaveProperty('secretDigest');
   });
 
+  it('turns the security profile `strict` of version 1 tenant events into fapi2-security, and leaves baseline as it was', () => {
+    const settings = { tenantId: 'acme', securityProfile: 'strict', accessTokenTtl: 300, refreshTokenTtl: 86400, signingAlg: 'ES256', refreshWithoutOfflineAccess: false };
+    for (const type of ['TenantCreated', 'TenantSettingsChanged']) {
+      const old = recorded(type, settings, 1);
+      expect(upcast(old)).toEqual({ ...old, data: { ...settings, securityProfile: 'fapi2-security' }, metadata: { ...old.metadata, schemaVersion: 2 } });
+      expect((upcast(recorded(type, { ...settings, securityProfile: 'baseline' }, 1)).data as { securityProfile: string }).securityProfile).toBe('baseline');
+    }
+    // The stored event is left as it was.
+    expect(settings.securityProfile).toBe('strict');
+    const defaults = recorded('SystemSettingsChanged', { tenantDefaults: { securityProfile: 'strict', accessTokenTtl: 60 } }, 1);
+    expect(upcast(defaults).data).toEqual({ tenantDefaults: { securityProfile: 'fapi2-security', accessTokenTtl: 60 } });
+  });
+
   it('hands back events already in the newest shape, and of types never reshaped, as they are', () => {
     const current = recorded('ClientCreated', { clientId: 'web', secretDigest: { scheme: 'hmac-sha256', hash: 'x' } }, 2);
     expect(upcast(current)).toBe(current);
-    const other = recorded('TenantCreated', { tenantId: 'acme' }, 1);
+    const other = recorded('SessionStarted', { tenantId: 'acme' }, 1);
     expect(upcast(other)).toBe(other);
     const proto = recorded('constructor', {}, 1);
     expect(upcast(proto)).toBe(proto);

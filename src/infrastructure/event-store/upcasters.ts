@@ -1,4 +1,5 @@
 import { clientCreatedV1ToV2 } from '../../domain/client/client.upcasters.js';
+import { systemSettingsV1ToV2, tenantSettingsV1ToV2 } from '../../domain/tenant/tenant.upcasters.js';
 import type { RecordedEvent } from './event-store.port.js';
 
 /** Turns the data of an event written at one schema version into the next version's. */
@@ -11,6 +12,10 @@ type Upcaster = (data: Record<string, unknown>) => unknown;
  */
 const UPCASTERS: Record<string, { current: number; from: Record<number, Upcaster> }> = {
   ClientCreated: { current: 2, from: { 1: clientCreatedV1ToV2 } },
+  // Security profiles: `strict` became `fapi2-security`.
+  TenantCreated: { current: 2, from: { 1: tenantSettingsV1ToV2 } },
+  TenantSettingsChanged: { current: 2, from: { 1: tenantSettingsV1ToV2 } },
+  SystemSettingsChanged: { current: 2, from: { 1: systemSettingsV1ToV2 } },
 };
 
 /** The schema version events of this type are written at. */

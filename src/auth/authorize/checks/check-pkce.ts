@@ -1,3 +1,4 @@
+import { profileOf } from '../../../domain/security-profile/rules.js';
 import { InvalidRequest } from '../../oauth-errors.js';
 import type { Check } from './check.js';
 
@@ -15,7 +16,7 @@ export const checkPkce: Check = (ctx) => {
   if (!challenge) throw new InvalidRequest('code_challenge is required');
   const method = ctx.params.code_challenge_method ?? 'plain';
   if (method !== 'S256' && method !== 'plain') throw new InvalidRequest('code_challenge_method must be S256 or plain');
-  if (method === 'plain' && ctx.tenant.securityProfile === 'strict') throw new InvalidRequest('this tenant requires code_challenge_method=S256');
+  if (!profileOf(ctx.tenant).codeChallengeMethods.includes(method)) throw new InvalidRequest('this tenant requires code_challenge_method=S256');
   if (!CODE_CHALLENGE.test(challenge)) throw new InvalidRequest('code_challenge must be 43 to 128 unreserved characters');
   if (method === 'S256' && !S256_CHALLENGE.test(challenge)) throw new InvalidRequest('an S256 code_challenge is the 43-character base64url SHA-256 of the verifier');
   ctx.request.codeChallenge = challenge;

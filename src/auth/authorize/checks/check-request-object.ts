@@ -1,3 +1,4 @@
+import { profileOf } from '../../../domain/security-profile/rules.js';
 import { InvalidRequest } from '../../oauth-errors.js';
 import { repeatedParameter } from '../../params.js';
 import type { Check } from './check.js';
@@ -15,7 +16,10 @@ export const checkRequestObject: Check = async (ctx, { requestObjects }) => {
   ctx.signed = true;
 };
 
-/** RFC 9101 §10.5: a client registered with `require_signed_request_object` sends its requests only as request objects. */
-export const checkSignedRequired: Check = ({ client, signed }) => {
-  if (client!.requireSignedRequestObject && !signed) throw new InvalidRequest('this client must send its authorization request as a signed request object (request)');
+/**
+ * RFC 9101 §10.5: a client registered with `require_signed_request_object`, or any client of a
+ * tenant whose profile signs messages (FAPI 2.0 Message Signing), sends its requests only as request objects.
+ */
+export const checkSignedRequired: Check = ({ tenant, client, signed }) => {
+  if ((client!.requireSignedRequestObject || profileOf(tenant).requireSignedRequests) && !signed) throw new InvalidRequest('this client must send its authorization request as a signed request object (request)');
 };

@@ -1,3 +1,4 @@
+import { profileOf } from '../../../domain/security-profile/rules.js';
 import { InvalidRequest } from '../../oauth-errors.js';
 import type { ResponseMode } from '../jarm.js';
 import type { Check } from './check.js';
@@ -18,5 +19,8 @@ export const RESPONSE_MODES: Readonly<Record<string, ResponseMode>> = Object.ass
 export const checkResponseMode: Check = (ctx) => {
   const mode = RESPONSE_MODES[ctx.params.response_mode ?? 'query'];
   if (!mode) throw new InvalidRequest('response_mode must be query, form_post, jwt, query.jwt or form_post.jwt');
+  // FAPI 2.0 Message Signing: the profile may take signed responses (JARM) only.
+  const allowed = profileOf(ctx.tenant).responseModes;
+  if (!allowed.includes(ctx.params.response_mode ?? 'query')) throw new InvalidRequest(`this tenant answers only in the response modes ${allowed.join(', ')}`);
   ctx.request.responseMode = mode;
 };

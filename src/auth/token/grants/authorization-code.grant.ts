@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { findCode, REFUSAL, type RefreshRule } from '../../../domain/session/session.decider.js';
+import { defaultResponseAlg } from '../../../domain/security-profile/rules.js';
+import type { SigningAlg } from '../../../domain/tenant/tenant.events.js';
 import type { ClientView } from '../../../../projections/clients.projection.js';
 import type { TenantView } from '../../../../projections/tenants.projection.js';
 import { InvalidGrant, InvalidRequest } from '../../oauth-errors.js';
@@ -36,7 +38,7 @@ export class AuthorizationCodeGrant implements Grant {
     const sessionId = sessionOf(code);
     if (!sessionId) throw new InvalidGrant('unknown authorization code');
     const codeHash = artefactHash(code);
-    const keys = await this.tokens.responseKeys(tenant, client.idTokenSignedResponseAlg);
+    const keys = await this.tokens.responseKeys(tenant, client.idTokenSignedResponseAlg ?? (defaultResponseAlg(tenant) as SigningAlg));
     const access = newUserAccessToken(request, keys);
     const refresh = mintArtefact(sessionId);
     const { alongside: response, events } = await this.sessions.run(

@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { grantAuthTime, REFRESH_REFUSAL } from '../../../domain/session/session.decider.js';
 import { type SessionView, sessionKey } from '../../../../projections/sessions.projection.js';
 import { READ_STORE, type ReadStore } from '../../../infrastructure/read-store/read-store.port.js';
+import { defaultResponseAlg, profileOf } from '../../../domain/security-profile/rules.js';
+import type { SigningAlg } from '../../../domain/tenant/tenant.events.js';
 import { Directory } from '../../../shared/directory.js';
 import { InvalidGrant } from '../../oauth-errors.js';
 import { required, requestedScope } from '../../params.js';
@@ -10,7 +12,8 @@ import { TokenIssuer } from '../../tokens/token-issuer.js';
 import { type Grant, type GrantRequest, newUserAccessToken, type TokenResponse } from '../grant.js';
 
 /**
- * RFC 6749 §6 with rotation on every use (OAuth 2.1 §4.3.1). An already-rotated token from
+ * RFC 6749 §6 with rotation on every use (OAuth 2.1 §4.3.1), unless the tenant's profile keeps
+ * refresh tokens (FAPI 2.0): then the response carries none and the presented one stays in use. An already-rotated token from
  * its own authenticated client revokes the whole session; of concurrent uses exactly one
  * wins, because each rotation is appended with the session's expected revision.
  */
@@ -31,9 +34,10 @@ export class RefreshTokenGrant implements Grant {
     const sessionId = sessionOf(presented);
     if (!sessionId) throw new InvalidGrant('unknown refresh token');
     await this.requireActiveUser(tenant.tenantId, sessionId);
-    const keys = await this.tokens.responseKeys(tenant, client.idTokenSignedResponseAlg);
+    const keys = await this.tokens.responseKeys(tenant, client.idTokenSignedResponseAlg ?? (defaultResponseAlg(tenant) as SigningAlg));
     const access = newUserAccessToken(request, keys);
     const next = mintArtefact(sessionId);
+    const keep = !profileOf(tenant).rotateRefreshTokens;
     const { alongside: response, events } = await this.sessions.run(
       tenant.tenantId,
       sessionId,
@@ -46,6 +50,7 @@ export class RefreshTokenGrant implements Grant {
         access,
         refresh: { hash: next.hash, expiresAt: now + tenant.refreshTokenTtl },
         ...(request.jkt ? { jkt: request.jkt } : {}),
+        ...(keep ? { keep: true as const } : {}),
       },
       `client:${client.clientId}`,
       {
@@ -53,7 +58,7 @@ export class RefreshTokenGrant implements Grant {
         // Signed while the rotation is being made durable.
         alongside: (events, state) => {
           const issued = events.find((e) => e.type === 'AccessTokenIssued');
-          return issued && this.tokens.userTokenResponse(tenant, { ...issued.data, sessionId }, keys, { authTime: grantAuthTime(state, issued.data.grantId), refreshToken: next.value });
+          return issued && this.tokens.userTokenResponse(tenant, { ...issued.data, sessionId }, keys, { authTime: grantAuthTime(state, issued.data.grantId), ...(keep ? {} : { refreshToken: next.value }) });
         },
       },
     );
