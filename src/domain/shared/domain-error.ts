@@ -23,4 +23,8 @@ export type DomainErrorCode =
   | 'refresh_invalid'
   | 'refresh_replayed'
   | 'session_revoked'
-  | 'client_mismatch';
+  | 'client_mismatch'
+  /** Resource indicators (RFC 8707 §2): the resource asked for is not one the grant allows. */
+  | 'invalid_target'
+  /** Resource indicators: the grant holds no scope for the resource asked for. */
+  | 'invalid_scope';
