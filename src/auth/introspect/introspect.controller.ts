@@ -24,7 +24,7 @@ export class IntrospectController {
   async introspect(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
     const { params, client: caller } = await this.requests.open(INTROSPECTION_ENDPOINT, tenantId, req, reply);
     const token = required(params, 'token');
-    const found = await this.inspector.inspect(tenantId, token, params.token_type_hint as TokenHint | undefined);
+    const found = await this.inspector.inspect(tenantId, token, params.token_type_hint as TokenHint | undefined, 'any');
     if (!found?.active) return { active: false };
     const t = found.token;
     // RFC 7662 §4: a refresh token concerns only the client it was issued to (a resource
