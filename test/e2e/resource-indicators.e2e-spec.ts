@@ -89,8 +89,12 @@ describe('resource at the token endpoint, client_credentials', () => {
     expect(await oauthError(clientCredentials('service', { resource }))).toMatchObject({ status: 400, error: 'invalid_target' });
   });
 
-  it('answers a client holding none of the resource scopes with invalid_scope', async () => {
-    expect(await oauthError(clientCredentials('stranger', { resource: ORDERS }))).toMatchObject({ status: 400, error: 'invalid_scope' });
+  it('gives a client holding none of the resource scopes a token for it without scope (the resource decides by roles)', async () => {
+    const tokens = await clientCredentials('stranger', { resource: ORDERS });
+    expect(tokens.scope).toBeUndefined();
+    const { payload } = decodeJwt(tokens.access_token);
+    expect(payload.aud).toBe(ORDERS);
+    expect(payload).not.toHaveProperty('scope');
   });
 });
 
@@ -163,9 +167,14 @@ describe('resource at /authorize and the code and refresh grants', () => {
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
   });
 
-  it('answers a request whose scopes the resource declares none of with invalid_scope', async () => {
-    const s = await rp.signIn(rp.browser(), { scope: 'openid bills:read', extra: { resource: ORDERS } });
+  it('leaves out the scopes the resource does not declare: with nothing left, invalid_scope; with OpenID ones only, a token without scope', async () => {
+    const s = await rp.signIn(rp.browser(), { scope: 'bills:read', extra: { resource: ORDERS } });
     expect(s.callback?.searchParams.get('error')).toBe('invalid_scope');
+    const tokens = await rp.tokens({ scope: 'openid bills:read', extra: { resource: ORDERS } });
+    expect(tokens.scope).toBeUndefined();
+    expect(decodeJwt(tokens.access_token).payload).toMatchObject({ aud: ORDERS });
+    expect(decodeJwt(tokens.access_token).payload).not.toHaveProperty('scope');
+    expect(decodeJwt(tokens.id_token!).payload.aud).toBe('web');
   });
 });
 

@@ -124,8 +124,6 @@ export class SessionCommands {
           throw new InvalidGrant(e.message);
         case 'invalid_value':
           throw command.kind === 'RotateRefresh' ? new InvalidScope(e.message) : new InvalidRequest(e.message);
-        case 'invalid_scope':
-          throw new InvalidScope(e.message);
         case 'invalid_target':
           throw new InvalidTarget(e.message);
         default:

@@ -48,11 +48,22 @@ export class TokenInspector {
     for (const kind of order) {
       const found = kind === 'access_token' ? await this.findAccess(tenantId, token) : await this.findRefresh(tenantId, token);
       if (!found) continue;
-      // RFC 9068 §4: a token for a resource is no token for this server's own endpoints.
-      if (kind === 'access_token' && audience === 'issuer' && !found.token.audience?.includes(this.directory.issuer(tenantId))) return undefined;
+      if (kind === 'access_token' && !(await this.forAudience(tenantId, found.token.audience ?? [], audience))) return undefined;
       return { ...found, active: await this.isActive(found.token) };
     }
     return undefined;
+  }
+
+  /**
+   * RFC 9068 §4: a token is taken where it is meant to be. For this server itself when the issuer
+   * is among its audiences; with `any`, also for a resource of the tenant its audience names
+   * (RFC 8707); an audience nothing here answers to makes it no token of ours.
+   */
+  private async forAudience(tenantId: string, aud: readonly string[], audience: 'issuer' | 'any'): Promise<boolean> {
+    if (aud.includes(this.directory.issuer(tenantId))) return true;
+    if (audience === 'issuer') return false;
+    for (const a of aud) if (await this.directory.resourceByIdentifier(tenantId, a)) return true;
+    return false;
   }
 
   private async findAccess(tenantId: string, token: string): Promise<Omit<Inspection, 'active'> | undefined> {

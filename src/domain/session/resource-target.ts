@@ -13,15 +13,13 @@ export const OPENID_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 
  * The audience and scope of an access token of a grant (RFC 8707 §2.2). A grant made for a
  * resource (its code's `resource`) issues tokens for that resource only; a grant made without
  * one may name any resource of the tenant. A token for a resource carries only the scopes of
- * `scope` the resource declares, OpenID scopes never; when none is left it is refused
- * (RFC 8707 §2: `invalid_scope`). Undefined: no resource, the token is the issuer's.
+ * `scope` the resource declares, OpenID scopes never; possibly none (a resource may decide by
+ * the caller's roles alone, as the edge does). Undefined: no resource, the token is the issuer's.
  */
 export function resourceToken(grantResource: string | undefined, target: ResourceTarget | undefined, scope: readonly string[]): { identifier: string; scope: string[] } | undefined {
   if (target && grantResource !== undefined && target.identifier !== grantResource) throw new DomainError('invalid_target', 'the grant was made for another resource');
   const identifier = target?.identifier ?? grantResource;
   if (identifier === undefined) return undefined;
   // Without a target, the grant's scope was already limited to the resource's at the authorization request.
-  const granted = scope.filter((s) => !OPENID_SCOPES.has(s) && (!target || target.scopes.includes(s)));
-  if (granted.length === 0) throw new DomainError('invalid_scope', 'the grant holds no scope of the requested resource');
-  return { identifier, scope: granted };
+  return { identifier, scope: scope.filter((s) => !OPENID_SCOPES.has(s) && (!target || target.scopes.includes(s))) };
 }

@@ -25,6 +25,4 @@ export type DomainErrorCode =
   | 'session_revoked'
   | 'client_mismatch'
   /** Resource indicators (RFC 8707 §2): the resource asked for is not one the grant allows. */
-  | 'invalid_target'
-  /** Resource indicators: the grant holds no scope for the resource asked for. */
-  | 'invalid_scope';
+  | 'invalid_target';

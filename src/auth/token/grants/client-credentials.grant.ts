@@ -32,7 +32,6 @@ export class ClientCredentialsGrant implements Grant {
     const allowed = client.scope.filter((s) => !USER_SCOPES.has(s) && (!target || target.scopes.includes(s)));
     const requested = requestedScope(params);
     if (requested?.some((s) => !allowed.includes(s))) throw new InvalidScope(target ? 'the requested scope is not allowed for this client and resource' : 'the requested scope is not allowed for this client');
-    if (target && allowed.length === 0) throw new InvalidScope('the client holds no scope of the requested resource');
     const scope = requested ?? allowed;
     const key = await this.tokens.accessKey(tenant);
     const { jti, audience: issuerAudience, issuedAt, expiresAt, kid } = newAccessToken(request, key);
