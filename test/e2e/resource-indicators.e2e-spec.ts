@@ -6,6 +6,7 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
+import { adminCall, adminClients, adminToken } from '../support/admin.js';
 import { Browser } from '../support/browser.js';
 import { decodeJwt, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
 import { endToEnd } from '../support/suite.js';
@@ -17,7 +18,7 @@ const BILLING = 'https://billing.example.com/';
 const BOOTSTRAP = `
 tenants:
   - id: acme
-    clients:
+    clients:${adminClients()}
       - client_id: web
         client_secret: "${WEB_SECRET}"
         redirect_uris: ["${REDIRECT}"]
@@ -118,6 +119,19 @@ describe('introspection by audience', () => {
     const user = await rp.tokens({ scope: 'openid orders:read', extra: { resource: ORDERS } });
     expect(await rp.introspect(user.access_token, 'stranger')).toEqual({ active: false });
     expect(await rp.introspect(user.access_token, 'orders-api')).toMatchObject({ active: true, client_id: 'web', username: 'alice' });
+  });
+});
+
+describe('introspection_clients through the admin API', () => {
+  it('is set and read back on a resource; the listed client is told about its tokens from then on', async () => {
+    const admin = await adminToken(server, 'acme');
+    const { access_token } = await clientCredentials('service', { resource: BILLING });
+    expect(await rp.introspect(access_token, 'stranger')).toEqual({ active: false });
+    const patched = await adminCall(server, contract, 'PATCH', '/acme/configuration/resources/billing', admin, { introspection_clients: ['stranger'] });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ identifier: BILLING, introspection_clients: ['stranger'] });
+    expect(await rp.introspect(access_token, 'stranger')).toMatchObject({ active: true, aud: BILLING });
+    expect((await adminCall(server, contract, 'PATCH', '/acme/configuration/resources/billing', admin, { introspection_clients: ['has space'] })).status).toBe(400);
   });
 });
 
