@@ -12,6 +12,8 @@ export interface ResourceView {
   routes?: ResourceRoute[];
   identityHeader?: string;
   forwardToken?: boolean;
+  /** The clients that may introspect tokens for this resource. */
+  introspectionClients?: string[];
   createdAt: string;
   updatedAt: string;
   /** The revision of the resource's stream this document shows: its ETag in the admin API. */
@@ -29,7 +31,7 @@ export const resourcesProjection: Projection<ResourceView> = {
   readsDocument: (e) => e.type === 'ResourceUpdated',
   apply(doc, e) {
     if (e.type === 'ResourceDeleted') return null;
-    const { tenantId, resourceId, identifier, name, scopes, upstreamUrl, routes, identityHeader, forwardToken } = e.data;
+    const { tenantId, resourceId, identifier, name, scopes, upstreamUrl, routes, identityHeader, forwardToken, introspectionClients } = e.data;
     const at = e.metadata.occurredAt;
     const base = { tenantId, resourceId, identifier, scopes, createdAt: doc?.createdAt ?? at, updatedAt: at, revision: e.revision };
     return Object.assign(
@@ -39,6 +41,7 @@ export const resourcesProjection: Projection<ResourceView> = {
       routes !== undefined ? { routes } : {},
       identityHeader !== undefined ? { identityHeader } : {},
       forwardToken !== undefined ? { forwardToken } : {},
+      introspectionClients !== undefined ? { introspectionClients } : {},
     );
   },
 };

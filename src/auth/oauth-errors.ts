@@ -58,6 +58,11 @@ export class InvalidScope extends OAuthError {
   readonly code = 'invalid_scope';
   readonly status = 400;
 }
+/** RFC 8707 §2: the resource asked for is invalid, unknown, or not one the client may have. */
+export class InvalidTarget extends OAuthError {
+  readonly code = 'invalid_target';
+  readonly status = 400;
+}
 export class UnsupportedResponseType extends OAuthError {
   readonly code = 'unsupported_response_type';
   readonly status = 400;

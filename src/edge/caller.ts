@@ -54,7 +54,7 @@ export class EdgeCallers {
       if (/^bearer(?:\s|$)/i.test(header)) throw new InvalidBearerRequest('the Authorization header must be Bearer, one or more spaces, and the token');
       throw new BearerRequired('an access token is required in the Authorization header');
     }
-    const found = await this.inspector.inspect(tenant.tenantId, token, 'access_token');
+    const found = await this.inspector.inspect(tenant.tenantId, token, 'access_token', 'any');
     if (!found?.active || found.token.kind !== 'access_token') throw new InvalidToken('the access token is invalid, expired or revoked');
     const t = found.token;
     return { sub: t.sub, clientId: t.clientId, ...(t.userId ? { userId: t.userId } : {}), scopes: t.scope, audience: t.audience, token, via: 'bearer' };

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type ClientView, clientKey } from '../../projections/clients.projection.js';
+import type { ResourceView } from '../../projections/resources.projection.js';
 import type { TenantView } from '../../projections/tenants.projection.js';
 import { type UserView, userKey } from '../../projections/users.projection.js';
 import { CONFIG, type Config } from '../config.js';
@@ -51,5 +52,11 @@ export class Directory {
   async userByUsername(tenantId: string, username: string): Promise<UserView | null> {
     const [u] = await this.reads.find<UserView>('users', { tenantId, usernameKey: username.toLowerCase() }, { limit: 1 });
     return u ?? null;
+  }
+
+  /** The tenant's resource whose identifier (the `aud` of its tokens) is `identifier`, if any (RFC 8707). */
+  async resourceByIdentifier(tenantId: string, identifier: string): Promise<ResourceView | null> {
+    const [r] = await this.reads.find<ResourceView>('resources', { tenantId, identifier }, { limit: 1 });
+    return r ?? null;
   }
 }

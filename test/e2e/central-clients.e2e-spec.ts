@@ -174,12 +174,14 @@ describe('admin API: clients', () => {
     const t = await token('acme');
     const created = await call('POST', '/acme/configuration/clients', t, { client_id: 'doomed', grant_types: ['client_credentials'], scope: 'orders:read' });
     const auth = `Basic ${Buffer.from(`doomed:${created.body.client_secret}`).toString('base64')}`;
-    const issued = await fetch(`${server.issuer('acme')}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth }, body: 'grant_type=client_credentials' });
+    // A token for a resource whose server (web) may introspect it: it sees the token live, then dead.
+    expect((await call('POST', '/acme/configuration/resources', t, { id: 'orders', identifier: 'https://api.example.com/orders', scopes: ['orders:read'], introspection_clients: ['web'] })).status).toBe(201);
+    const issued = await fetch(`${server.issuer('acme')}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth }, body: 'grant_type=client_credentials&resource=https%3A%2F%2Fapi.example.com%2Forders' });
     const { access_token: accessToken } = (await issued.json()) as { access_token: string };
-    expect(await rp.active(accessToken)).toBe(true);
+    expect(await rp.active(accessToken, 'web')).toBe(true);
     expect((await call('DELETE', '/acme/configuration/clients/doomed', t, undefined, { 'if-match': '"7"' })).status).toBe(412);
     expect((await call('DELETE', '/acme/configuration/clients/doomed', t)).status).toBe(204);
-    expect(await rp.active(accessToken)).toBe(false);
+    expect(await rp.active(accessToken, 'web')).toBe(false);
     const refused = await fetch(`${server.issuer('acme')}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth }, body: 'grant_type=client_credentials' });
     expect(refused.status).toBe(401);
     expect((await call('GET', '/acme/configuration/clients/doomed', t)).status).toBe(404);

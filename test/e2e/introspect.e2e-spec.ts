@@ -44,9 +44,9 @@ describe('client authentication', () => {
     expect(await oauthError(oauth.processIntrospectionResponse(rp.as, rp.client('spa'), res))).toMatchObject({ status: 401, error: 'invalid_client' });
   });
 
-  it('lets a client_secret_post client introspect', async () => {
+  it('lets a client_secret_post client introspect (told nothing of a token that is neither its own nor for its resource)', async () => {
     const { access_token } = await rp.clientCredentials('service');
-    expect(await rp.introspect(access_token, 'third')).toMatchObject({ active: true, client_id: 'service' });
+    expect(await rp.introspect(access_token, 'third')).toEqual({ active: false });
   });
 
   it('answers a missing token with invalid_request', async () => {
@@ -146,18 +146,19 @@ describe('token_type_hint', () => {
     expect((await jsonOf(unknownHint)).body).toMatchObject(refresh);
   });
 
-  it("tells no other client about a client's refresh token, while any confidential client may introspect access tokens", async () => {
+  it("tells no other client about a client's tokens, access or refresh (introspection by audience: none of them is a resource server of theirs)", async () => {
     const tokens = await rp.tokens();
     for (const caller of ['third', 'service']) {
       expect({ caller, ...(await rp.introspect(tokens.refresh_token!, caller)) }).toEqual({ caller, active: false });
-      expect(await rp.introspect(tokens.access_token, caller)).toMatchObject({ active: true, client_id: 'web' });
+      expect({ caller, ...(await rp.introspect(tokens.access_token, caller)) }).toEqual({ caller, active: false });
     }
     expect(await rp.introspect(tokens.refresh_token!, 'web')).toMatchObject({ active: true, token_type: 'refresh_token', client_id: 'web' });
+    expect(await rp.introspect(tokens.access_token, 'web')).toMatchObject({ active: true, token_type: 'Bearer', client_id: 'web' });
   });
 
   it('describes a client_credentials token without a user', async () => {
     const { access_token } = await rp.clientCredentials('service', 'orders:read');
-    const info = await rp.introspect(access_token, 'web', 'access_token');
+    const info = await rp.introspect(access_token, 'service', 'access_token');
     expect(info).toMatchObject({ active: true, token_type: 'Bearer', client_id: 'service', sub: 'service', scope: 'orders:read' });
     expect(info.username).toBeUndefined();
     expect(info.sid).toBeUndefined();

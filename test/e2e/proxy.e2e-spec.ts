@@ -183,6 +183,15 @@ describe('proxy: who may pass', () => {
     expect(seen[0].headers.authorization).toBeUndefined();
   });
 
+  it('forwards a token that a resource indicator (RFC 8707) made for the resource: its aud the identifier alone', async () => {
+    const { access_token } = await rp.tokens({ username: 'alice', password: ALICE_PASSWORD, scope: 'openid', extra: { resource: INVOICES } });
+    expect(decodeJwt(access_token).payload.aud).toBe(INVOICES);
+    const { res, seen } = await through(() => raw('/acme/resources/invoices/invoices/7', 'GET', bearer(access_token)));
+    expect(res.status).toBe(201);
+    expect(seen).toHaveLength(1);
+    expect((await raw('/acme/resources/other/x', 'GET', bearer(access_token))).status).toBe(401);
+  });
+
   it('refuses what the route does not allow: no token 401, a token for another audience 401, missing permissions or no route 403; the upstream sees none of it', async () => {
     const before = (await denials()).length;
     const { access_token: issuerOnly } = await rp.tokens({ username: 'alice', password: ALICE_PASSWORD, scope: 'openid' });

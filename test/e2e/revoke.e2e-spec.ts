@@ -170,7 +170,10 @@ describe('the audit trail of ended tokens', () => {
     const { sid, sub } = decodeJwt(web.id_token!).payload as { sid: string; sub: string };
     await rp.refresh('web', web.refresh_token!);
     await oauthError(rp.refresh('web', web.refresh_token!));
-    expect(await rp.active(spa.access_token)).toBe(false);
+    // A public client cannot introspect: its token is tried at userinfo.
+    const userinfo = await oauth.userInfoRequest(rp.as, rp.client('spa'), spa.access_token, rp.options);
+    await userinfo.body?.cancel();
+    expect(userinfo.status).toBe(401);
 
     const ofSession = (entries: HistoryEntry[]) => entries.filter((e) => e.data.sessionId === sid);
     const end = ofSession(await history({ sessionId: sid })).at(-1)!;

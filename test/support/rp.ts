@@ -21,6 +21,9 @@ export const CLIENT_AUTH: Record<string, () => oauth.ClientAuth> = {
   service: () => oauth.ClientSecretBasic(SERVICE_SECRET),
 };
 
+/** The clients of CLIENT_AUTH without a secret. */
+const PUBLIC_CLIENTS = new Set(['spa', 'spa-rs']);
+
 export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 export interface SignInOptions {
@@ -182,7 +185,14 @@ export class RelyingParty {
     return oauth.processClientCredentialsResponse(this.as, this.client(clientId), res);
   }
 
-  async introspect(token: string, clientId = 'web', hint?: 'access_token' | 'refresh_token'): Promise<oauth.IntrospectionResponse> {
+  /**
+   * Introspects `token` as `clientId`; by default as the client an access token names
+   * (`client_id`), since only it and its audience's resource server are told about it, and as
+   * `web` for anything else. A public client cannot introspect: asking on its behalf throws,
+   * rather than answer a test `active: false` for the wrong reason.
+   */
+  async introspect(token: string, clientId = this.ownerOf(token), hint?: 'access_token' | 'refresh_token'): Promise<oauth.IntrospectionResponse> {
+    if (PUBLIC_CLIENTS.has(clientId) && this.auths.get(clientId) === CLIENT_AUTH[clientId]) throw new Error(`${clientId} is a public client: it cannot introspect, check its token another way`);
     const res = await oauth.introspectionRequest(this.as, this.client(clientId), this.auth(clientId), token, {
       ...this.options,
       ...(hint ? { additionalParameters: { token_type_hint: hint } } : {}),
@@ -190,7 +200,17 @@ export class RelyingParty {
     return oauth.processIntrospectionResponse(this.as, this.client(clientId), res);
   }
 
-  async active(token: string, clientId = 'web'): Promise<boolean> {
+  /** The client an access token (a JWT) was issued to, or `web`. */
+  private ownerOf(token: string): string {
+    try {
+      const owner = decodeJwt(token).payload.client_id;
+      return typeof owner === 'string' && this.auths.has(owner) ? owner : 'web';
+    } catch {
+      return 'web';
+    }
+  }
+
+  async active(token: string, clientId = this.ownerOf(token)): Promise<boolean> {
     return (await this.introspect(token, clientId)).active;
   }
 

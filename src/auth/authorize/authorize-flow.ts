@@ -109,6 +109,8 @@ export class AuthorizeFlow {
     };
     if (request.redirectUriOmitted) issued.redirectUriOmitted = true;
     if (request.nonce !== undefined) issued.nonce = request.nonce;
+    if (request.resource !== undefined) issued.resource = request.resource;
+    if (request.dpopJkt !== undefined) issued.dpopJkt = request.dpopJkt;
     await this.sessions.run(
       tenant.tenantId,
       session.sessionId,

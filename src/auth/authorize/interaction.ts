@@ -28,6 +28,10 @@ export interface AuthorizationRequest {
   uiLocales?: string;
   /** The user an `id_token_hint` names: only that user's session may answer the request. */
   hintSubject?: string;
+  /** RFC 8707: the identifier of the resource the request is for. */
+  resource?: string;
+  /** RFC 9449 §10: the DPoP key thumbprint the code is bound to. */
+  dpopJkt?: string;
   /** Seconds; when the request arrived (prompt=login asks for an authentication after it). */
   startedAt: number;
   /** Binds the pending request to the browser that started it: the value of its own cookie, `interaction-<interactionId>`. */

@@ -49,7 +49,7 @@ export class RevokeController {
       refusedIfAny(events);
       return;
     }
-    const found = await this.inspector.inspect(tenantId, token, 'access_token');
+    const found = await this.inspector.inspect(tenantId, token, 'access_token', 'any');
     if (!found?.active) return;
     const t = found.token;
     const owner = t.clientId!;
@@ -57,7 +57,7 @@ export class RevokeController {
     // each looks again (the views have then seen the one before) whether it is still active.
     const endTurn = await this.turns.take(`${tenantId} ${t.jti}`);
     try {
-      if (!(await this.inspector.inspect(tenantId, token, 'access_token'))?.active) return;
+      if (!(await this.inspector.inspect(tenantId, token, 'access_token', 'any'))?.active) return;
       // A user's token is revoked, or the revocation refused, by its session's decider.
       if (t.sessionId) return refusedIfAny((await this.sessions.run(tenantId, t.sessionId, { kind: 'RevokeAccessToken', jti: t.jti!, grantId: t.grantId, clientId: client.clientId, owner }, actor, { origin })).events);
       // A client's own token: revoked, or the revocation refused, on its owner's token stream.

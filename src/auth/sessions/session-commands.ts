@@ -8,7 +8,7 @@ import { randomToken, sha256 } from '../../infrastructure/crypto/hashing.js';
 import { AggregateStore, type Alongside, type Outcome } from '../../infrastructure/event-store/aggregate-store.js';
 import type { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
-import { InvalidGrant, InvalidRequest, InvalidScope } from '../oauth-errors.js';
+import { InvalidGrant, InvalidRequest, InvalidScope, InvalidTarget } from '../oauth-errors.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
@@ -124,6 +124,8 @@ export class SessionCommands {
           throw new InvalidGrant(e.message);
         case 'invalid_value':
           throw command.kind === 'RotateRefresh' ? new InvalidScope(e.message) : new InvalidRequest(e.message);
+        case 'invalid_target':
+          throw new InvalidTarget(e.message);
         default:
           throw new InvalidRequest(e.message);
       }

@@ -37,14 +37,33 @@ export class TokenInspector {
     @Inject(Directory) private readonly directory: Directory,
   ) {}
 
-  async inspect(tenantId: string, token: string, hint?: TokenHint): Promise<Inspection | undefined> {
+  /**
+   * `audience`: `issuer` (the default) finds only access tokens for this server itself (its
+   * userinfo, its admin API); `any` also those for a resource (RFC 8707), for the endpoints
+   * that serve resource servers or the token's client (introspection, revocation, the edge).
+   */
+  async inspect(tenantId: string, token: string, hint?: TokenHint, audience: 'issuer' | 'any' = 'issuer'): Promise<Inspection | undefined> {
     await this.projections.waitFor(VIEWS, await this.events.headPosition());
     const order: TokenHint[] = hint === 'refresh_token' ? ['refresh_token', 'access_token'] : ['access_token', 'refresh_token'];
     for (const kind of order) {
       const found = kind === 'access_token' ? await this.findAccess(tenantId, token) : await this.findRefresh(tenantId, token);
-      if (found) return { ...found, active: await this.isActive(found.token) };
+      if (!found) continue;
+      if (kind === 'access_token' && !(await this.forAudience(tenantId, found.token.audience ?? [], audience))) return undefined;
+      return { ...found, active: await this.isActive(found.token) };
     }
     return undefined;
+  }
+
+  /**
+   * RFC 9068 §4: a token is taken where it is meant to be. For this server itself when the issuer
+   * is among its audiences; with `any`, also for a resource of the tenant its audience names
+   * (RFC 8707); an audience nothing here answers to makes it no token of ours.
+   */
+  private async forAudience(tenantId: string, aud: readonly string[], audience: 'issuer' | 'any'): Promise<boolean> {
+    if (aud.includes(this.directory.issuer(tenantId))) return true;
+    if (audience === 'issuer') return false;
+    for (const a of aud) if (await this.directory.resourceByIdentifier(tenantId, a)) return true;
+    return false;
   }
 
   private async findAccess(tenantId: string, token: string): Promise<Omit<Inspection, 'active'> | undefined> {
@@ -56,7 +75,7 @@ export class TokenInspector {
     // No document unless it was revoked (or issued before its jti named its grant): its verified JWT describes it.
     let view = described.get(jwt!.payload);
     if (!view) {
-      view = tokenOf(tenantId, jti, jwt!.payload, this.directory.issuer(tenantId), this.clock.seconds());
+      view = tokenOf(tenantId, jti, jwt!.payload, this.clock.seconds());
       if (!view) return undefined;
       described.set(jwt!.payload, view);
     }
@@ -90,15 +109,15 @@ const described = new WeakMap<object, TokenView>();
 
 /**
  * What a verified access token says, when it says it as RFC 9068 §2.2 has it: claims of their
- * types, this server (the issuer) among its audiences, and no `nbf` still ahead (RFC 7519
- * §4.1.5). Anything else is no token of ours.
+ * types, at least one audience (this server, or a resource: which one `inspect` decides), and
+ * no `nbf` still ahead (RFC 7519 §4.1.5). Anything else is no token of ours.
  */
-function tokenOf(tenantId: string, jti: string, claims: Record<string, unknown>, issuer: string, now: number): TokenView | undefined {
+function tokenOf(tenantId: string, jti: string, claims: Record<string, unknown>, now: number): TokenView | undefined {
   const { client_id: clientId, sub, scope, aud, iat, exp, nbf, sid, cnf } = claims;
   const audience = typeof aud === 'string' ? [aud] : aud;
   if (typeof clientId !== 'string' || typeof sub !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') return undefined;
   if ((scope !== undefined && typeof scope !== 'string') || (nbf !== undefined && (typeof nbf !== 'number' || nbf > now))) return undefined;
-  if (!Array.isArray(audience) || !audience.every((a) => typeof a === 'string') || !audience.includes(issuer)) return undefined;
+  if (!Array.isArray(audience) || audience.length === 0 || !audience.every((a) => typeof a === 'string')) return undefined;
   const grantId = grantOfTokenId(jti);
   if (sid !== undefined && (typeof sid !== 'string' || !grantId)) return undefined;
   const jkt = (cnf as { jkt?: unknown } | undefined)?.jkt as string | undefined;

@@ -28,7 +28,7 @@ export function readAccess(r: FieldReader, n: Record<string, unknown>, path: str
     access.resources = r.array(n.resources, `${path}.resources`).map((v, i) => {
       const at = `${path}.resources[${i}]`;
       const o = r.object(v, at);
-      r.only(o, at, ['id', 'identifier', 'name', 'scopes', 'upstream_url']);
+      r.only(o, at, ['id', 'identifier', 'name', 'scopes', 'upstream_url', 'introspection_clients']);
       const name = r.optionalString(o.name, `${at}.name`);
       const upstreamUrl = r.optionalString(o.upstream_url, `${at}.upstream_url`);
       return {
@@ -37,6 +37,8 @@ export function readAccess(r: FieldReader, n: Record<string, unknown>, path: str
         scopes: r.strings(o.scopes, `${at}.scopes`),
         ...(name !== undefined ? { name } : {}),
         ...(upstreamUrl !== undefined ? { upstreamUrl } : {}),
+        // Resource indicators: the resource server's clients that may introspect its tokens.
+        ...(o.introspection_clients !== undefined ? { introspectionClients: r.strings(o.introspection_clients, `${at}.introspection_clients`) } : {}),
       };
     });
   }

@@ -77,6 +77,14 @@ export class ResourceDto {
   @IsOptional()
   @IsBoolean()
   forward_token?: boolean;
+
+  /** Introspection by audience: the client ids that may introspect tokens for this resource. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Length(1, 255, { each: true })
+  introspection_clients?: string[];
 }
 
 function routeOf(r: ResourceRouteDto): ResourceRoute {
@@ -97,6 +105,7 @@ export function resourceDefinitionOf(dto: ResourceDto): ResourceDefinition {
     ...(dto.routes !== undefined ? { routes: dto.routes.map(routeOf) } : {}),
     ...(dto.identity_header !== undefined ? { identityHeader: dto.identity_header } : {}),
     ...(dto.forward_token !== undefined ? { forwardToken: dto.forward_token } : {}),
+    ...(dto.introspection_clients !== undefined ? { introspectionClients: [...new Set(dto.introspection_clients)] } : {}),
   };
 }
 
@@ -110,6 +119,7 @@ export function resourceRepresentation(r: ResourceView): Record<string, unknown>
     ...(r.routes !== undefined ? { routes: r.routes.map(routeRepresentation) } : {}),
     ...(r.identityHeader !== undefined ? { identity_header: r.identityHeader } : {}),
     ...(r.forwardToken !== undefined ? { forward_token: r.forwardToken } : {}),
+    ...(r.introspectionClients !== undefined ? { introspection_clients: r.introspectionClients } : {}),
     created_at: r.createdAt,
     updated_at: r.updatedAt,
   };

@@ -15,6 +15,10 @@ export interface PushedRequestContent {
   loginHint?: string;
   /** The user an `id_token_hint` named (the hint itself, a token, is not kept). */
   hintSubject?: string;
+  /** RFC 8707: the identifier of the resource the request is for. */
+  resource?: string;
+  /** RFC 9449 §10: the DPoP key thumbprint the code is bound to. */
+  dpopJkt?: string;
 }
 
 /**

@@ -43,6 +43,7 @@ export function validateResource(d: ResourceDefinition): void {
   if (d.upstreamUrl !== undefined && !/^https?:\/\//.test(d.upstreamUrl)) fail('upstream_url must be an http(s) URL');
   if (d.upstreamUrl !== undefined && !absoluteUri(d.upstreamUrl)) fail('upstream_url must be an absolute URL');
   if (d.upstreamUrl !== undefined && (new URL(d.upstreamUrl).search || new URL(d.upstreamUrl).hash)) fail('upstream_url must have no query or fragment');
+  for (const c of d.introspectionClients ?? []) if (!/^[\x21-\x7e]{1,255}$/.test(c)) fail(`introspection client "${c}" is not a client id`);
   const routes = routesFault(d.routes ?? [], d.identityHeader);
   if (routes) fail(routes);
 }

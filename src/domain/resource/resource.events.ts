@@ -15,6 +15,8 @@ export interface ResourceDefinition {
   identityHeader?: string;
   /** Whether the upstream also gets the caller's own access token (in `Authorization`). */
   forwardToken?: boolean;
+  /** Introspection by audience: the clients (the resource server's) told about tokens for this resource (RFC 7662 §4). */
+  introspectionClients?: string[];
 }
 
 /** The identifier is claimed for this resource id, for good (rule 5): no other resource ever takes it. */

@@ -1,3 +1,4 @@
+import type { ResourceTarget } from './resource-target.js';
 import type { CodeIssued, SessionEndReason } from './session.events.js';
 
 /** A new access token, described by the handler (ids, keys and times come in, never made here). */
@@ -37,12 +38,13 @@ export type SessionCommand =
   | { kind: 'StartSession'; tenantId: string; sessionId: string; userId: string; cookieHash: string; now: number }
   | { kind: 'Reauthenticate'; userId: string; presentedCookieHash: string; cookieHash: string; now: number }
   | { kind: 'IssueCode'; code: Omit<CodeIssued['data'], 'tenantId' | 'sessionId' | 'userId' | 'authTime'> }
-  | ({ kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string | undefined; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule; refreshJkt?: string } & Refusable)
+  | ({ kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string | undefined; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule; refreshJkt?: string; target?: ResourceTarget } & Refusable)
   /**
    * `jkt`: the key of the request's DPoP proof, if any (a bound grant's refresh needs its key).
    * `keep` (security profiles): the refresh token stays the one in use, and `refresh` is unused.
+   * `target`: the token request's `resource` (RFC 8707).
    */
-  | ({ kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec; jkt?: string; keep?: true } & Refusable)
+  | ({ kind: 'RotateRefresh'; refreshHash: string; clientId: string; scope?: string[]; now: number; access: AccessTokenSpec; refresh: RefreshSpec; jkt?: string; keep?: true; target?: ResourceTarget } & Refusable)
   /** `clientId` presents the token, which was issued to `owner`. */
   | ({ kind: 'RevokeAccessToken'; jti: string; grantId?: string; clientId: string; owner: string } & Refusable)
   | ({ kind: 'RevokeRefreshToken'; refreshHash: string; clientId: string; now: number } & Refusable)

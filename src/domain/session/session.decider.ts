@@ -47,10 +47,11 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       }
       case 'RefreshTokenIssued': {
         // A grant earns one refresh token, at its code's redemption.
-        const { grantId, clientId, scope, refreshHash, expiresAt, jkt } = e.data;
+        const { grantId, clientId, scope, refreshHash, expiresAt, jkt, resource } = e.data;
         const authTime = findIn(s.redeemedCodes, (c) => c.grantId === grantId)?.authTime ?? s.authTime;
         const item: GrantRefresh = { grantId, clientId, scope, current: { hash: refreshHash, expiresAt, revoked: false }, rotated: NO_ROTATED, accessUntil: 0, authTime };
         if (jkt) item.jkt = jkt;
+        if (resource) item.resource = resource;
         return { ...s, refresh: { item, next: s.refresh } };
       }
       case 'RefreshRotated': {

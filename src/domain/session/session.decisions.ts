@@ -3,6 +3,7 @@ import { DomainError } from '../shared/domain-error.js';
 import { merged } from '../shared/merged.js';
 import type { AccessTokenSpec, RefreshRule, SessionCommand } from './session.commands.js';
 import { type AccessTokenIssued, type CodeRefused, grantTokenId, type SessionEvent } from './session.events.js';
+import { resourceToken } from './resource-target.js';
 import { ALONGSIDE_SECONDS, findCode, findRefresh, grantLive, liveGrants, offlineGrantsOfOthers, replacedJustNow, type SessionState } from './session.state.js';
 
 type Command<K extends SessionCommand['kind']> = Extract<SessionCommand, { kind: K }>;
@@ -12,16 +13,22 @@ export type Decisions = { [K in SessionCommand['kind']]: (c: Command<K>, s: Sess
 
 const idsOf = (s: SessionState) => ({ tenantId: s.tenantId, sessionId: s.sessionId, userId: s.userId });
 
-/** The `AccessTokenIssued` of a user grant: the token, and its ID token when `openid` is granted (OIDC Core §3.1.3.3). */
+/**
+ * The `AccessTokenIssued` of a user grant: the token, and its ID token when `openid` is granted (OIDC Core §3.1.3.3).
+ * `resource`: the token is for that resource (RFC 8707), its audience and scope; the ID token still follows the grant's scope.
+ */
 function userAccessToken(
   grant: { tenantId: string; sessionId: string; userId: string; grantId: string; clientId: string },
   grantType: 'authorization_code' | 'refresh_token',
   spec: AccessTokenSpec,
-  scope: string[],
+  granted: string[],
+  resource?: { identifier: string; scope: string[] },
 ): AccessTokenIssued {
-  const { jti, audience, issuedAt, expiresAt, kid, idToken } = spec;
+  const { jti, issuedAt, expiresAt, kid, idToken } = spec;
+  const scope = resource?.scope ?? granted;
+  const audience = resource ? [resource.identifier] : spec.audience;
   const data: AccessTokenIssued['data'] = merged(grant, { grantType, jti: grantTokenId(jti, grant.grantId), sub: grant.userId, scope, audience, issuedAt, expiresAt, kid });
-  if (scope.includes('openid')) data.idToken = idToken;
+  if (granted.includes('openid')) data.idToken = idToken;
   if (spec.jkt) data.jkt = spec.jkt;
   return { type: 'AccessTokenIssued', data };
 }
@@ -122,6 +129,9 @@ function redeemCode(c: Command<'RedeemCode'>, s: SessionState): SessionEvent[] {
   if (c.redirectUri === undefined && !code.redirectUriOmitted) throw new DomainError('invalid_value', 'redirect_uri is required: the authorization request carried one');
   if (c.redirectUri !== undefined && c.redirectUri !== code.redirectUri) return refused('redirect_uri');
   if (!pkceMatches(c.codeVerifier, code.codeChallenge)) return refused('code_verifier');
+  // RFC 9449 §10: a code bound by `dpop_jkt` is redeemed only with a proof of that key; checked
+  // before a replay revokes anything, so that without the key the code is worth nothing.
+  if (code.dpopJkt !== undefined && c.access.jkt !== code.dpopJkt) throw new DomainError('code_invalid', 'the code is bound to another DPoP key (dpop_jkt)');
   if (code.redeemed) {
     // RFC 6749 §4.1.2: a code used twice is refused, and what it produced is revoked. The
     // replay is recorded even when the grant has already ended; its end is recorded once.
@@ -131,12 +141,13 @@ function redeemCode(c: Command<'RedeemCode'>, s: SessionState): SessionEvent[] {
   }
   requireLive(s, 'code_invalid');
   if (c.now >= code.expiresAt) throw new DomainError('code_invalid', 'the code has expired');
+  const resource = resourceToken(code.resource, c.target, code.scope);
   const grant = merged(ids, { grantId: code.grantId, clientId: c.clientId });
   return [
     { type: 'CodeRedeemed', data: merged(ids, { grantId: code.grantId, codeHash: c.codeHash, clientId: c.clientId }) },
-    userAccessToken(grant, 'authorization_code', c.access, code.scope),
+    userAccessToken(grant, 'authorization_code', c.access, code.scope, resource),
     ...(earnsRefresh(c.refreshRule, code.scope)
-      ? [{ type: 'RefreshTokenIssued' as const, data: withJkt(merged(grant, { refreshHash: c.refresh.hash, scope: code.scope, issuedAt: c.now, expiresAt: c.refresh.expiresAt }), c.refreshJkt) }]
+      ? [{ type: 'RefreshTokenIssued' as const, data: withResource(withJkt(merged(grant, { refreshHash: c.refresh.hash, scope: code.scope, issuedAt: c.now, expiresAt: c.refresh.expiresAt }), c.refreshJkt), code.resource) }]
       : []),
   ];
 }
@@ -144,6 +155,11 @@ function redeemCode(c: Command<'RedeemCode'>, s: SessionState): SessionEvent[] {
 /** The data of a RefreshTokenIssued, bound to a DPoP key when one is given. */
 function withJkt<T extends object>(data: T, jkt: string | undefined): T & { jkt?: string } {
   return jkt ? { ...data, jkt } : data;
+}
+
+/** The data of a RefreshTokenIssued, for the resource its grant was made for, if any (RFC 8707 §2.2). */
+function withResource<T extends object>(data: T, resource: string | undefined): T & { resource?: string } {
+  return resource !== undefined ? { ...data, resource } : data;
 }
 
 /** A refresh token for the next one; a rotated one presented again ends the session. */
@@ -177,12 +193,13 @@ function rotateRefresh(c: Command<'RotateRefresh'>, s: SessionState): SessionEve
   if (rt.status === 'revoked' || s.revokedGrants.includes(rt.grantId)) throw new DomainError('refresh_invalid', 'the refresh token was revoked');
   const scope = c.scope ?? rt.scope;
   if (scope.some((x) => !rt.scope.includes(x))) throw new DomainError('invalid_value', 'scope exceeds the original grant');
+  const resource = resourceToken(rt.resource, c.target, scope);
   const grant = merged(ids, { grantId: rt.grantId, clientId: c.clientId });
   // FAPI 2.0 Security Profile §5.3.2.1: no rotation; the token stays valid until it expires.
   if (c.keep) return [userAccessToken(grant, 'refresh_token', c.access, scope)];
   return [
     { type: 'RefreshRotated', data: merged(grant, { fromHash: c.refreshHash, toHash: c.refresh.hash, scope: rt.scope, issuedAt: c.now, expiresAt: c.refresh.expiresAt }) },
-    userAccessToken(grant, 'refresh_token', c.access, scope),
+    userAccessToken(grant, 'refresh_token', c.access, scope, resource),
   ];
 }
 

@@ -40,6 +40,10 @@ export type CodeIssued = DomainEvent<
     scope: string[];
     nonce?: string;
     authTime: number;
+    /** Resource indicators (RFC 8707 §2.1): the identifier of the resource the code's access tokens are for. */
+    resource?: string;
+    /** RFC 9449 §10: the thumbprint of the DPoP key the code is bound to (`dpop_jkt`). */
+    dpopJkt?: string;
     /** When the code was issued (absent from codes issued before it was recorded: `expiresAt` less CODE_TTL_SECONDS). */
     issuedAt?: number;
     expiresAt: number;
@@ -104,6 +108,8 @@ export type RefreshTokenIssued = DomainEvent<
     expiresAt: number;
     /** DPoP (RFC 9449 §5): a public client's refresh tokens of this grant are bound to this key (its thumbprint). */
     jkt?: string;
+    /** Resource indicators (RFC 8707 §2.2): the resource the grant's access tokens are for, its code's. */
+    resource?: string;
   }
 >;
 export type RefreshRotated = DomainEvent<

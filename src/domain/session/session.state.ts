@@ -25,6 +25,8 @@ export interface GrantRefresh {
   authTime: number;
   /** DPoP: the key its refresh tokens are bound to (a public client's, RFC 9449 §5). */
   jkt?: string;
+  /** Resource indicators (RFC 8707): the resource its access tokens are for. */
+  resource?: string;
 }
 
 /** A refresh token of the session as a decision sees it. */
@@ -36,6 +38,7 @@ export interface RefreshState {
   expiresAt: number;
   status: 'active' | 'rotated' | 'revoked';
   jkt?: string;
+  resource?: string;
 }
 
 export interface SessionState {
@@ -110,10 +113,10 @@ export function grantAuthTime(s: SessionState, grantId: string | undefined): num
 /** A refresh token of the session as it is now: active, rotated or revoked. */
 export function findRefresh(s: SessionState, hash: string): RefreshState | undefined {
   const g = findIn(s.refresh, (x) => x.current.hash === hash);
-  if (g) return { grantId: g.grantId, clientId: g.clientId, scope: g.scope, expiresAt: g.current.expiresAt, status: g.current.revoked ? 'revoked' : 'active', ...(g.jkt ? { jkt: g.jkt } : {}) };
+  if (g) return { grantId: g.grantId, clientId: g.clientId, scope: g.scope, expiresAt: g.current.expiresAt, status: g.current.revoked ? 'revoked' : 'active', ...(g.jkt ? { jkt: g.jkt } : {}), ...(g.resource ? { resource: g.resource } : {}) };
   for (let link = s.refresh; link; link = link.next) {
     const expiresAt = findRotated(link.item.rotated, hash);
-    if (expiresAt !== undefined) return { grantId: link.item.grantId, clientId: link.item.clientId, scope: link.item.scope, expiresAt, status: s.revokedRotated.includes(hash) ? 'revoked' : 'rotated', ...(link.item.jkt ? { jkt: link.item.jkt } : {}) };
+    if (expiresAt !== undefined) return { grantId: link.item.grantId, clientId: link.item.clientId, scope: link.item.scope, expiresAt, status: s.revokedRotated.includes(hash) ? 'revoked' : 'rotated', ...(link.item.jkt ? { jkt: link.item.jkt } : {}), ...(link.item.resource ? { resource: link.item.resource } : {}) };
   }
   return undefined;
 }

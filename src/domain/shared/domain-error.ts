@@ -23,4 +23,6 @@ export type DomainErrorCode =
   | 'refresh_invalid'
   | 'refresh_replayed'
   | 'session_revoked'
-  | 'client_mismatch';
+  | 'client_mismatch'
+  /** Resource indicators (RFC 8707 §2): the resource asked for is not one the grant allows. */
+  | 'invalid_target';

@@ -4,6 +4,7 @@ import { isJwtMode, transportOf } from '../jarm.js';
 import type { Check, CheckContext, CheckedRequest, CheckServices } from './check.js';
 import { checkAnswerRoute } from './check-answer-route.js';
 import { checkClient } from './check-client.js';
+import { checkDpopJkt } from './check-dpop-jkt.js';
 import { checkIdTokenHint } from './check-id-token-hint.js';
 import { checkLengths } from './check-lengths.js';
 import { checkNoRequestUri } from './check-no-request-uri.js';
@@ -13,6 +14,7 @@ import { checkPrompt } from './check-prompt.js';
 import { checkPushedRequest, checkReferenceRepeats } from './check-pushed-request.js';
 import { checkRedirectUri } from './check-redirect-uri.js';
 import { checkRepeated } from './check-repeated.js';
+import { checkResource, checkResourceOnce } from './check-resource.js';
 import { checkRegistration } from './check-registration.js';
 import { checkRequestObject, checkSignedRequired } from './check-request-object.js';
 import { checkResponseMode } from './check-response-mode.js';
@@ -37,12 +39,15 @@ export const CHECKS = {
     checkParRequired,
     checkSignedRequired,
     checkResponseMode,
+    checkResourceOnce,
     checkRepeated,
     checkLengths,
     checkRegistration,
     checkResponseType,
     checkPkce,
     checkScope,
+    checkResource,
+    checkDpopJkt,
     checkPrompt,
     checkIdTokenHint,
   ],
@@ -60,12 +65,15 @@ export const CHECKS = {
     checkRedirectUri,
     checkSignedRequired,
     checkResponseMode,
+    checkResourceOnce,
     checkRepeated,
     checkLengths,
     checkRegistration,
     checkResponseType,
     checkPkce,
     checkScope,
+    checkResource,
+    checkDpopJkt,
     checkPrompt,
     checkIdTokenHint,
   ],
@@ -121,5 +129,7 @@ function checkedRequest({ tenantId, client, request: r }: CheckContext): Checked
   if (r.redirectUriOmitted) out.redirectUriOmitted = true;
   if (r.hintSubject !== undefined) out.hintSubject = r.hintSubject;
   if (r.uiLocales !== undefined) out.uiLocales = r.uiLocales;
+  if (r.resource !== undefined) out.resource = r.resource;
+  if (r.dpopJkt !== undefined) out.dpopJkt = r.dpopJkt;
   return out;
 }

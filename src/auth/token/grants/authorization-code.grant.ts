@@ -7,6 +7,8 @@ import type { TenantView } from '../../../../projections/tenants.projection.js';
 import { InvalidGrant, InvalidRequest } from '../../oauth-errors.js';
 import { required } from '../../params.js';
 import { artefactHash, mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
+import { Directory } from '../../../shared/directory.js';
+import { tokenTarget } from '../../resources/resource-indicator.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
 import { type Grant, type GrantRequest, newUserAccessToken, type TokenResponse } from '../grant.js';
 
@@ -27,6 +29,7 @@ export class AuthorizationCodeGrant implements Grant {
   constructor(
     @Inject(SessionCommands) private readonly sessions: SessionCommands,
     @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
+    @Inject(Directory) private readonly directory: Directory,
   ) {}
 
   async handle(request: GrantRequest): Promise<TokenResponse> {
@@ -38,6 +41,8 @@ export class AuthorizationCodeGrant implements Grant {
     const sessionId = sessionOf(code);
     if (!sessionId) throw new InvalidGrant('unknown authorization code');
     const codeHash = artefactHash(code);
+    // RFC 8707 §2.2: the resource the token is for; the code decides whether it may be.
+    const target = await tokenTarget(this.directory, tenant.tenantId, params.resource);
     const keys = await this.tokens.responseKeys(tenant, client.idTokenSignedResponseAlg ?? (defaultResponseAlg(tenant) as SigningAlg));
     const access = newUserAccessToken(request, keys);
     const refresh = mintArtefact(sessionId);
@@ -56,6 +61,7 @@ export class AuthorizationCodeGrant implements Grant {
         refreshRule: refreshRule(tenant, client),
         // RFC 9449 §5: a public client's refresh tokens are bound to its DPoP key (a confidential one's to the client already).
         ...(request.jkt && client.tokenEndpointAuthMethod === 'none' ? { refreshJkt: request.jkt } : {}),
+        ...(target ? { target } : {}),
       },
       `client:${client.clientId}`,
       {

@@ -5,6 +5,8 @@ import { AggregateStore } from '../../../infrastructure/event-store/aggregate-st
 import { Clock } from '../../../infrastructure/nest/clock.js';
 import { InvalidScope } from '../../oauth-errors.js';
 import { requestedScope } from '../../params.js';
+import { Directory } from '../../../shared/directory.js';
+import { tokenTarget } from '../../resources/resource-indicator.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
 import { type Grant, type GrantRequest, newAccessToken, type TokenResponse } from '../grant.js';
 
@@ -20,16 +22,20 @@ export class ClientCredentialsGrant implements Grant {
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(TokenIssuer) private readonly tokens: TokenIssuer,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(Directory) private readonly directory: Directory,
   ) {}
 
   async handle(request: GrantRequest): Promise<TokenResponse> {
     const { tenant, client, params } = request;
-    const allowed = client.scope.filter((s) => !USER_SCOPES.has(s));
+    // RFC 8707 §2: a token for a resource has it as audience and only the scopes it declares.
+    const target = await tokenTarget(this.directory, tenant.tenantId, params.resource);
+    const allowed = client.scope.filter((s) => !USER_SCOPES.has(s) && (!target || target.scopes.includes(s)));
     const requested = requestedScope(params);
-    if (requested?.some((s) => !allowed.includes(s))) throw new InvalidScope('the requested scope is not allowed for this client');
+    if (requested?.some((s) => !allowed.includes(s))) throw new InvalidScope(target ? 'the requested scope is not allowed for this client and resource' : 'the requested scope is not allowed for this client');
     const scope = requested ?? allowed;
     const key = await this.tokens.accessKey(tenant);
-    const { jti, audience, issuedAt, expiresAt, kid } = newAccessToken(request, key);
+    const { jti, audience: issuerAudience, issuedAt, expiresAt, kid } = newAccessToken(request, key);
+    const audience = target ? [target.identifier] : issuerAudience;
     const data: AccessTokenIssued['data'] = { tenantId: tenant.tenantId, grantType: 'client_credentials', jti, audience, issuedAt, expiresAt, kid, clientId: client.clientId, sub: client.clientId, scope };
     if (request.jkt) data.jkt = request.jkt;
     // A fact appended directly, not through a stateless decider: on the hottest path the decider's

@@ -8,6 +8,7 @@ import { Directory } from '../../../shared/directory.js';
 import { InvalidGrant } from '../../oauth-errors.js';
 import { required, requestedScope } from '../../params.js';
 import { artefactHash, mintArtefact, SessionCommands, sessionOf } from '../../sessions/session-commands.js';
+import { tokenTarget } from '../../resources/resource-indicator.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
 import { type Grant, type GrantRequest, newUserAccessToken, type TokenResponse } from '../grant.js';
 
@@ -34,6 +35,8 @@ export class RefreshTokenGrant implements Grant {
     const sessionId = sessionOf(presented);
     if (!sessionId) throw new InvalidGrant('unknown refresh token');
     await this.requireActiveUser(tenant.tenantId, sessionId);
+    // RFC 8707 §2.2: the resource the token is for, the grant's own or (for a grant made without one) any of the tenant's.
+    const target = await tokenTarget(this.directory, tenant.tenantId, params.resource);
     const keys = await this.tokens.responseKeys(tenant, client.idTokenSignedResponseAlg ?? (defaultResponseAlg(tenant) as SigningAlg));
     const access = newUserAccessToken(request, keys);
     const next = mintArtefact(sessionId);
@@ -51,6 +54,7 @@ export class RefreshTokenGrant implements Grant {
         refresh: { hash: next.hash, expiresAt: now + tenant.refreshTokenTtl },
         ...(request.jkt ? { jkt: request.jkt } : {}),
         ...(keep ? { keep: true as const } : {}),
+        ...(target ? { target } : {}),
       },
       `client:${client.clientId}`,
       {
