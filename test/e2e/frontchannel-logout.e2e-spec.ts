@@ -84,6 +84,7 @@ describe('the page after a logout', () => {
     const plain = await client({ frontchannel_logout_uri: 'https://rp-b.example/logout?tenant=acme' });
     const none = await client();
     const { browser, idToken, sid } = await signedIn(withSid, plain, none);
+    expect(browser.cookie('sid')).toBeDefined();
     const res = await browser.post(rp.as.end_session_endpoint!, { id_token_hint: idToken, post_logout_redirect_uri: BYE, state: 'st' }, CLIENT_ORIGIN);
     expect(res.status).toBe(200);
     const html = await res.text();
