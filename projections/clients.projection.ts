@@ -38,6 +38,9 @@ export interface ClientView {
   // Back-channel logout.
   backchannelLogoutUri?: string;
   backchannelLogoutSessionRequired?: boolean;
+  // Front-channel logout.
+  frontchannelLogoutUri?: string;
+  frontchannelLogoutSessionRequired?: boolean;
   createdAt: string;
   updatedAt: string;
   /** The revision of the client's stream this document shows: its ETag in the admin API. */

@@ -16,6 +16,21 @@ export const STYLE_HASH = `'sha256-${hash('sha256', STYLE, 'base64')}'`;
 /** The form_post auto-submit, served as a file (`{tenant}/assets/form-post.js`): no page carries inline script. */
 export const FORM_POST_SCRIPT = 'document.forms[0].submit();\n';
 
+/**
+ * The signed-out page's continuation (`{tenant}/assets/logout-continue.js`): to the link
+ * `#continue` once the front-channel logout iframes have loaded (the window's load event waits
+ * for them; this script, parser-blocking, always runs before it), or after 5 s at most.
+ */
+export const LOGOUT_CONTINUE_SCRIPT = `(function () {
+  var link = document.getElementById('continue');
+  if (!link) return;
+  var gone = false;
+  function go() { if (!gone) { gone = true; window.location.replace(link.href); } }
+  window.addEventListener('load', go);
+  setTimeout(go, 5000);
+})();
+`;
+
 /** What every page is rendered in: its language (`<html lang>`), that language's texts, and the tenant's logo (https) if it has one. */
 export interface PageContext {
   lang: string;

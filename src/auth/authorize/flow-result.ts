@@ -8,7 +8,7 @@ import { STYLE_HASH } from '../../shared/html.js';
  */
 export type FlowResult =
   | { kind: 'redirect'; location: string; cookies?: string[] }
-  | { kind: 'html'; status: number; body: string; cookies?: string[]; framable?: true; formAction?: string; imgSrc?: string };
+  | { kind: 'html'; status: number; body: string; cookies?: string[]; framable?: true; formAction?: string; imgSrc?: string; frameSrc?: string[] };
 
 /**
  * Same-origin scripts only, never inline ones; same-origin stylesheets (the tenant's theme) and
@@ -41,7 +41,9 @@ export function sendFlowResult(reply: FastifyReply, result: FlowResult): void {
   const formAction = result.kind === 'html' && result.formAction ? `; form-action ${result.formAction}` : '';
   // The tenant's logo may be on another origin (edge pages: the theme's logo_url).
   const imgSrc = `; img-src 'self'${result.kind === 'html' && result.imgSrc ? ` ${result.imgSrc}` : ''}`;
-  reply.header('content-security-policy', `${CSP}${imgSrc}${formAction}${framable ? '' : "; frame-ancestors 'none'"}`);
+  // The signed-out page frames exactly the front-channel logout URIs' origins; other pages fall back to default-src.
+  const frameSrc = result.kind === 'html' && result.frameSrc?.length ? `; frame-src ${result.frameSrc.join(' ')}` : '';
+  reply.header('content-security-policy', `${CSP}${imgSrc}${formAction}${frameSrc}${framable ? '' : "; frame-ancestors 'none'"}`);
   if (!framable) reply.header('x-frame-options', 'DENY');
   if (result.cookies?.length) reply.header('set-cookie', result.cookies);
   if (result.kind === 'redirect') {

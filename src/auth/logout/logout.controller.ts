@@ -18,6 +18,7 @@ import { TokenIssuer } from '../tokens/token-issuer.js';
 import { originOf } from '../../shared/request-origin.js';
 import { withResponseParams } from '../../domain/client/redirect-uri.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
+import { type EndedSession, endedSessions, frontchannelFrames } from './frontchannel.js';
 
 /** The relay page's nonce (see LogoutController), and how long its POST may take. */
 const RELAY_COOKIE = 'logout-relay';
@@ -119,6 +120,7 @@ export class LogoutController {
     if (posted && params.decline !== undefined) return back() ?? this.message(ctx, 'logout.stillTitle', 'logout.stillText');
 
     const held = await this.browser.heldBy(tenantId, cookies[SESSION_COOKIE]);
+    const ended: EndedSession[] = [];
     const current = held?.current ? held.state : undefined;
     const token = held && this.keys.keyedHash('logout confirmation', held.cookieHash);
     const fromHintedClient = hintSession !== undefined && via.from !== undefined && client !== null && redirectOrigins(client).has(via.from);
@@ -128,12 +130,12 @@ export class LogoutController {
       const actor = `user:${current.userId}`;
       // The relying party whose request this is (the hint's audience, or client_id), on record.
       const end = { kind: 'EndSession' as const, reason: 'logout' as const, now: this.clock.seconds(), ...(client ? { requestedBy: client.clientId } : {}) };
-      await this.sessions.run(tenantId, current.sessionId, end, actor, { origin });
+      ended.push(...endedSessions((await this.sessions.run(tenantId, current.sessionId, end, actor, { origin })).events));
       // The user's session in another browser, when the hint names one of theirs.
       if (hintSession !== undefined && hintSession !== current.sessionId && hintUser === current.userId) {
         const other = await this.sessions.load(tenantId, hintSession);
         if (other.started && !other.revoked && other.userId === current.userId) {
-          await this.sessions.run(tenantId, hintSession, end, actor, { origin });
+          ended.push(...endedSessions((await this.sessions.run(tenantId, hintSession, end, actor, { origin })).events));
         }
       }
     }
@@ -142,6 +144,14 @@ export class LogoutController {
     // cookie of a session it did not end.
     const cleared = cookies[SESSION_COOKIE] === undefined ? [] : [this.browser.clear(tenantId, SESSION_COOKIE)];
     const toClient = back();
+    // Front-Channel Logout 1.0 §3: the relying parties of the ended sessions are told in
+    // iframes of the signed-out page, which then continues to the post_logout_redirect_uri.
+    const { frames, frameSrc } = await frontchannelFrames(this.directory.issuer(tenantId), ended, (id) => this.directory.client(tenantId, id));
+    if (frames.length > 0) {
+      const next = toClient?.kind === 'redirect' ? toClient.location : undefined;
+      const body = render('logout-done', 'logout.doneTitle', { frames, next }, ctx, next ? 'assets/logout-continue.js' : undefined);
+      return { kind: 'html', status: 200, body, cookies: cleared, frameSrc, ...pageImages(ctx.logoUrl) };
+    }
     if (toClient) return { ...toClient, cookies: cleared };
     return { ...this.message(ctx, 'logout.doneTitle', 'logout.doneText'), cookies: cleared };
   }

@@ -96,6 +96,9 @@ export class MetadataController {
       // OpenID Connect Back-Channel Logout 1.0 §2.1.
       backchannel_logout_supported: true,
       backchannel_logout_session_supported: true,
+      // OpenID Connect Front-Channel Logout 1.0 §3.
+      frontchannel_logout_supported: true,
+      frontchannel_logout_session_supported: true,
     };
   }
 }

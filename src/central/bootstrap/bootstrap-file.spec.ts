@@ -84,6 +84,13 @@ describe('bootstrap file', () => {
     expect(() => profile('fapi1')).toThrow(/security_profile/);
   });
 
+  it('reads front-channel logout metadata, and says when its flag is not a boolean', () => {
+    const client = (extra: string) => `tenants:\n  - id: acme\n    clients:\n      - client_id: rp\n        redirect_uris: ["http://127.0.0.1/cb"]\n${extra}`;
+    const read = readBootstrapFile(file('fc.yaml', client('        frontchannel_logout_uri: https://rp.example/fc\n        frontchannel_logout_session_required: true\n')), 8);
+    expect(read[0].clients[0]).toMatchObject({ frontchannelLogoutUri: 'https://rp.example/fc', frontchannelLogoutSessionRequired: true });
+    expect(() => readBootstrapFile(file('fc-bad.yaml', client('        frontchannel_logout_session_required: "yes"\n')), 8)).toThrow(/frontchannel_logout_session_required/);
+  });
+
   it('says when the file cannot be read', () => {
     expect(() => readBootstrapFile(join(dir, 'missing.yaml'), 8)).toThrow(/missing\.yaml: cannot be read/);
   });

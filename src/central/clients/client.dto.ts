@@ -106,6 +106,16 @@ export class ClientDto {
   @IsOptional()
   @IsBoolean()
   backchannel_logout_session_required?: boolean;
+
+  // Front-channel logout (OpenID Connect Front-Channel Logout 1.0 §2).
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  frontchannel_logout_uri?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  frontchannel_logout_session_required?: boolean;
 }
 
 /** The registration a DTO describes, with the defaults of the bootstrap file for what it leaves out. */
@@ -135,6 +145,9 @@ export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientReg
     // Back-channel logout.
     ...(dto.backchannel_logout_uri !== undefined ? { backchannelLogoutUri: dto.backchannel_logout_uri } : {}),
     ...(dto.backchannel_logout_session_required !== undefined ? { backchannelLogoutSessionRequired: dto.backchannel_logout_session_required } : {}),
+    // Front-channel logout.
+    ...(dto.frontchannel_logout_uri !== undefined ? { frontchannelLogoutUri: dto.frontchannel_logout_uri } : {}),
+    ...(dto.frontchannel_logout_session_required !== undefined ? { frontchannelLogoutSessionRequired: dto.frontchannel_logout_session_required } : {}),
   };
 }
 
@@ -164,6 +177,8 @@ export function clientRepresentation(c: ClientView): Record<string, unknown> {
     ...(c.authorizationSignedResponseAlg !== undefined ? { authorization_signed_response_alg: c.authorizationSignedResponseAlg } : {}),
     // Back-channel logout.
     ...(c.backchannelLogoutUri !== undefined ? { backchannel_logout_uri: c.backchannelLogoutUri, backchannel_logout_session_required: c.backchannelLogoutSessionRequired ?? false } : {}),
+    // Front-channel logout.
+    ...(c.frontchannelLogoutUri !== undefined ? { frontchannel_logout_uri: c.frontchannelLogoutUri, frontchannel_logout_session_required: c.frontchannelLogoutSessionRequired ?? false } : {}),
     ...(c.previousSecretValidUntil !== undefined ? { previous_secret_valid_until: c.previousSecretValidUntil } : {}),
     roles: c.roles ?? [],
     created_at: c.createdAt,

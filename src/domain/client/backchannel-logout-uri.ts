@@ -33,8 +33,13 @@ export function isInternalHost(hostname: string): boolean {
  * registers clients here (bootstrap file, admin API).
  */
 export function validateBackchannelLogoutUri(value: string): void {
+  validateLogoutUri(value, 'backchannel_logout_uri');
+}
+
+/** The same rules for any logout URI an administrator registers (also `frontchannel_logout_uri`, Front-Channel Logout 1.0 §2), named `field` in errors. */
+export function validateLogoutUri(value: string, field: string): void {
   const fail = (why: string) => {
-    throw new DomainError('invalid_value', `backchannel_logout_uri "${value}" ${why}`);
+    throw new DomainError('invalid_value', `${field} "${value}" ${why}`);
   };
   if (!URL.canParse(value)) fail('is not an absolute URI');
   const url = new URL(value);

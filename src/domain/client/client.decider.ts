@@ -4,7 +4,7 @@ import { SIGNING_ALGS } from '../tenant/tenant.events.js';
 import { ASSERTION_ALGS, jwksProblem, REQUEST_OBJECT_ALGS } from './client-jwks.js';
 import { type ClientEvent, type ClientRegistration, SECRET_METHODS, type SecretDigest, type TokenEndpointAuthMethod } from './client.events.js';
 import { validateRedirectUri } from './redirect-uri.js';
-import { validateBackchannelLogoutUri } from './backchannel-logout-uri.js';
+import { validateBackchannelLogoutUri, validateLogoutUri } from './backchannel-logout-uri.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
@@ -68,6 +68,9 @@ function validate(r: ClientRegistration): void {
   // Back-channel logout.
   if (r.backchannelLogoutUri !== undefined) validateBackchannelLogoutUri(r.backchannelLogoutUri);
   if (r.backchannelLogoutSessionRequired && r.backchannelLogoutUri === undefined) fail('backchannel_logout_session_required needs a backchannel_logout_uri');
+  // Front-channel logout: the same rules for its URI.
+  if (r.frontchannelLogoutUri !== undefined) validateLogoutUri(r.frontchannelLogoutUri, 'frontchannel_logout_uri');
+  if (r.frontchannelLogoutSessionRequired && r.frontchannelLogoutUri === undefined) fail('frontchannel_logout_session_required needs a frontchannel_logout_uri');
 }
 
 function requireExisting(state: ClientState): asserts state is Extract<ClientState, { exists: true }> {

@@ -57,6 +57,9 @@ export interface ClientRegistration {
   // Back-channel logout (OpenID Connect Back-Channel Logout 1.0 §2.2).
   backchannelLogoutUri?: string;
   backchannelLogoutSessionRequired?: boolean;
+  // Front-channel logout (OpenID Connect Front-Channel Logout 1.0 §2).
+  frontchannelLogoutUri?: string;
+  frontchannelLogoutSessionRequired?: boolean;
 }
 
 /** Schema version 2: `secretDigest` (version 1 had `secretHash: 'sha256:<base64url>'`; see client.upcasters.ts). */

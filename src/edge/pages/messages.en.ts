@@ -50,6 +50,7 @@ export const EN = {
   'logout.stillText': 'You are still signed in.',
   'logout.doneTitle': 'Signed out',
   'logout.doneText': 'You are signed out.',
+  'logout.continue': 'Continue',
   'error.title': 'Request rejected',
   'error.heading': 'Request rejected',
   'formPost.title': 'Submitting…',

@@ -48,6 +48,7 @@ export const FR: Messages = {
   'logout.stillText': 'Vous êtes toujours connecté.',
   'logout.doneTitle': 'Déconnecté',
   'logout.doneText': 'Vous êtes déconnecté.',
+  'logout.continue': 'Continuer',
   'error.title': 'Requête refusée',
   'error.heading': 'Requête refusée',
   'formPost.title': 'Envoi…',
