@@ -144,6 +144,14 @@ describe('device authorization grant (RFC 8628)', () => {
     expect(res.status).toBe(400);
   });
 
+  it('expires an allowed device code the device did not redeem in time', async () => {
+    server.clock.freeze();
+    const started = await start();
+    expect((await answer(started.user_code, 'allow')).status).toBe(200);
+    server.clock.advance(600_000);
+    expect(await oauthError(poll(started.device_code))).toMatchObject({ status: 400, error: 'expired_token' });
+  });
+
   it('refuses a client not registered for the grant, and a device code of another client', async () => {
     const res = await oauth.deviceAuthorizationRequest(rp.as, rp.client('web'), rp.auth('web'), { scope: 'openid' }, rp.options);
     expect(await oauthError(oauth.processDeviceAuthorizationResponse(rp.as, rp.client('web'), res))).toMatchObject({ status: 400, error: 'unauthorized_client' });

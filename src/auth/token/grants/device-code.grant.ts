@@ -40,9 +40,10 @@ export class DeviceCodeGrant implements Grant {
     if (!found || !requested || requested.clientId !== client.clientId || !constantTimeEqual(s256(deviceCode), requested.codeChallenge)) {
       throw new InvalidGrant('unknown device code');
     }
+    // RFC 8628 §3.5: past expires_in the device starts again, answered or not.
+    if (now >= requested.expiresAt) throw new ExpiredToken('the device code has expired; start again');
     const approved = found.state.approved;
     if (!approved) {
-      if (now >= requested.expiresAt) throw new ExpiredToken('the device code has expired; start again');
       if (found.state.denied) throw new DeviceAccessDenied('the user denied the request');
       const paced = this.polls.poll(tenant.tenantId, found.key, now, requested.interval, requested.expiresAt);
       if (paced !== undefined) throw new SlowDown(`polled too often: wait at least ${paced} seconds between requests`);
