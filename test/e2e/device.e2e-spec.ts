@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import * as oidc from 'openid-client';
+import { adminCall, adminClients, adminToken } from '../support/admin.js';
 import { Browser } from '../support/browser.js';
 import { endToEnd } from '../support/suite.js';
 import { ALICE_PASSWORD, BOOTSTRAP_YAML, type TestServer, WEB_SECRET } from '../support/server.js';
@@ -12,10 +13,11 @@ const ADDRESS_FAILURES = 3;
 
 let server: TestServer;
 let rp: RelyingParty;
-/** A public device client (a TV), and a confidential one, of acme. */
+/** A public device client (a TV), a confidential one, and the admin clients, of acme. */
 const BOOTSTRAP = BOOTSTRAP_YAML.replace(
   '      - client_id: service',
-  `      - client_id: tv
+  `${adminClients().slice(1)}
+      - client_id: tv
         client_name: Living Room TV
         grant_types: ["${DEVICE_GRANT}", refresh_token]
         scope: "openid profile offline_access"
@@ -158,6 +160,18 @@ describe('device authorization grant (RFC 8628)', () => {
     const tv = await start();
     expect(await oauthError(poll(tv.device_code, 'console'))).toMatchObject({ status: 400, error: 'invalid_grant' });
     expect(await oauthError(poll(`${tv.device_code.slice(0, -1)}A`))).toMatchObject({ status: 400, error: 'invalid_grant' });
+  });
+
+  it('takes a client registered for the grant through the admin API', async () => {
+    const token = await adminToken(server, 'acme');
+    const created = await adminCall(server, contract, 'POST', '/acme/configuration/clients', token, { client_id: 'settop', grant_types: [DEVICE_GRANT], token_endpoint_auth_method: 'none', scope: 'openid' });
+    expect(created.status).toBe(201);
+    expect(created.body.grant_types).toEqual([DEVICE_GRANT]);
+    rp.auths.set('settop', () => oauth.None());
+    const started = await start('settop', 'openid');
+    expect(await oauthError(poll(started.device_code, 'settop'))).toMatchObject({ error: 'authorization_pending' });
+    const refused = await adminCall(server, contract, 'POST', '/acme/configuration/clients', token, { client_id: 'bad', grant_types: ['urn:ietf:params:oauth:grant-type:other'], token_endpoint_auth_method: 'none' });
+    expect(refused.status).toBe(400);
   });
 
   it('honours the user-code form only in the browser it was shown to', async () => {
