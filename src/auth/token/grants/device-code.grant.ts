@@ -6,10 +6,9 @@ import { AuthorizationPending, DeviceAccessDenied, ExpiredToken, SlowDown } from
 import { DevicePolls } from '../../device/device-polls.js';
 import { InvalidGrant } from '../../oauth-errors.js';
 import { required } from '../../params.js';
-import { SessionCommands } from '../../sessions/session-commands.js';
+import { mintArtefact, SessionCommands } from '../../sessions/session-commands.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
 import { type Grant, type GrantRequest, newUserAccessToken, type TokenResponse } from '../grant.js';
-import { mintArtefact } from '../../sessions/session-commands.js';
 import { refreshRule } from './authorization-code.grant.js';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
