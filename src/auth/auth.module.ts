@@ -16,6 +16,10 @@ import { LogoutController } from './logout/logout.controller.js';
 import { MetadataController } from './metadata/metadata.controller.js';
 import { ParController } from './par/par.controller.js';
 import { PushedRequests } from './par/pushed-requests.js';
+import { DeviceAuthorizationController } from './device/device-authorization.controller.js';
+import { DeviceAuthorizations } from './device/device-authorizations.js';
+import { DevicePolls } from './device/device-polls.js';
+import { DeviceCodeGrant } from './token/grants/device-code.grant.js';
 import { RequestObjects } from './request-object/request-objects.js';
 import { RevokeController } from './revoke/revoke.controller.js';
 import { BrowserSessions } from './sessions/browser-session.js';
@@ -29,11 +33,11 @@ import { TokenInspector } from './tokens/token-inspector.js';
 import { TokenIssuer } from './tokens/token-issuer.js';
 import { UserinfoController } from './userinfo/userinfo.controller.js';
 
-const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGrant];
+const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGrant, DeviceCodeGrant];
 
 /** The public OAuth 2.1 / OpenID Connect endpoints of every tenant. */
 @Module({
-  controllers: [MetadataController, JwksController, AssetsController, AuthorizeController, ParController, TokenController, IntrospectController, RevokeController, UserinfoController, LogoutController],
+  controllers: [MetadataController, JwksController, AssetsController, AuthorizeController, ParController, DeviceAuthorizationController, TokenController, IntrospectController, RevokeController, UserinfoController, LogoutController],
   providers: [
     ...grants,
     { provide: GRANTS, inject: grants, useFactory: (...all: unknown[]) => all },
@@ -53,7 +57,10 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     PushedRequests,
     RequestObjects,
     Jarm,
+    // Device grant (RFC 8628)
+    DeviceAuthorizations,
+    DevicePolls,
   ],
-  exports: [DpopProofs, AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes, TenantScopes],
+  exports: [DeviceAuthorizations, DpopProofs, AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes, TenantScopes],
 })
 export class AuthModule {}

@@ -7,6 +7,8 @@ import { ConsentController } from './consent/consent.controller.js';
 import { LoginController } from './login/login.controller.js';
 import { DeviceCookies } from './login/device-cookie.js';
 import { SignInLimits } from './login/sign-in-limits.js';
+import { DeviceController } from './device/device.controller.js';
+import { UserCodeLimits } from './device/user-code-limits.js';
 import { EdgeCallers } from './caller.js';
 import { EffectivePermissions } from './permissions/effective-permissions.js';
 import { PermissionsController } from './permissions/permissions.controller.js';
@@ -24,9 +26,10 @@ import { ThemeAssetsController } from './pages/theme-assets.controller.js';
 /** The traffic plane: browser login, registration and consent, the tenant's theme, /permissions/me and the proxy to resources; the native API comes later. */
 @Module({
   imports: [AuthModule, CqrsModule, CentralModule],
-  controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController],
+  controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController, DeviceController],
   providers: [
     SignInLimits,
+    UserCodeLimits,
     DeviceCookies,
     EdgeCallers,
     EffectivePermissions,

@@ -81,7 +81,7 @@ describe('discovery documents', () => {
   it('announces exactly what works', async () => {
     const as = rp.as;
     expect([...as.code_challenge_methods_supported!].sort()).toEqual(['S256', 'plain']);
-    expect([...as.grant_types_supported!].sort()).toEqual(['authorization_code', 'client_credentials', 'refresh_token']);
+    expect([...as.grant_types_supported!].sort()).toEqual(['authorization_code', 'client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
     expect(as.grant_types_supported).not.toContain('implicit');
     expect(as.grant_types_supported).not.toContain('password');
     expect(as.response_types_supported).toEqual(['code']);
@@ -144,6 +144,7 @@ describe('discovery documents', () => {
       ['introspection_endpoint', 'POST', 401],
       ['revocation_endpoint', 'POST', 401],
       ['pushed_authorization_request_endpoint', 'POST', 401],
+      ['device_authorization_endpoint', 'POST', 401],
       ['userinfo_endpoint', 'GET', 401],
       ['end_session_endpoint', 'GET', 200],
       ['jwks_uri', 'GET', 200],

@@ -6,9 +6,10 @@ const GROUPS: Array<[RegExp, OpenApiGroup]> = [
   [/^\/introspect$/, 'introspect'],
   [/^\/revoke$/, 'revoke'],
   [/^\/par$/, 'par'],
+  [/^\/device_authorization$/, 'device'],
   [/^\/(oauth\/)?userinfo$/, 'userinfo'],
   [/^\/logout$/, 'logout'],
-  [/^\/(login|consent|register|assets\/theme\.css)$/, 'edge'],
+  [/^\/(login|consent|register|device|assets\/theme\.css)$/, 'edge'],
   [/^\/permissions\/me$/, 'edge'],
   // The proxy, where its path is one segment (an OpenAPI path parameter holds no "/").
   [/^\/resources\/[^/]+\/[^/]+$/, 'edge'],

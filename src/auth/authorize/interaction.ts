@@ -42,6 +42,8 @@ export interface AuthorizationRequest {
   authenticated?: boolean;
   /** Set once the user has answered the consent page in this interaction. */
   consented?: boolean;
+  /** Device grant (RFC 8628): set on the user-code page's interactions, with the key of the device authorization once a code names one. */
+  device?: { key?: string };
 }
 
 const LIFETIME_SECONDS = 600;

@@ -60,7 +60,7 @@ export class MetadataController {
       response_types_supported: ['code'],
       // JARM §4: the signed modes beside the plain ones.
       response_modes_supported: profile.responseModes,
-      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', /* device grant (RFC 8628) */ 'urn:ietf:params:oauth:grant-type:device_code'],
       subject_types_supported: ['public'],
       // RS256 first: what a client that registered no id_token_signed_response_alg gets
       // (OpenID Connect Registration §2; Discovery §3 requires it listed); then any other a client registers.
@@ -91,6 +91,8 @@ export class MetadataController {
       // PAR (RFC 9126 §5). request_uri_parameter_supported above stays false: only request_uri values from this endpoint are taken.
       pushed_authorization_request_endpoint: `${issuer}/par`,
       require_pushed_authorization_requests: tenant.requirePushedAuthorizationRequests === true || profile.requirePushedRequests,
+      // Device grant (RFC 8628 §4).
+      device_authorization_endpoint: `${issuer}/device_authorization`,
       // Edge pages: the languages of the sign-in, consent and sign-out pages.
       ui_locales_supported: await this.locales.offered(tenantId),
       // OpenID Connect Back-Channel Logout 1.0 §2.1.

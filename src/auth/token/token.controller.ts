@@ -11,7 +11,7 @@ import { type Grant, type GrantRequest, GRANTS, type TokenResponse } from './gra
 const TOKEN_ENDPOINT: ClientEndpoint = {
   name: 'token',
   // The parameters a token request may carry (in its body).
-  bodyOnly: ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'client_id', 'client_secret', 'client_assertion', 'client_assertion_type'],
+  bodyOnly: ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'client_id', 'client_secret', 'client_assertion', 'client_assertion_type', 'device_code'],
   allowPublic: true,
   browser: true,
 };

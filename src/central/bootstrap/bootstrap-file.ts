@@ -197,7 +197,7 @@ class Reader implements FieldReader {
     // A secret the server generated would reach nobody from here: the file names its own.
     if (!secret && method !== 'none' && method !== 'private_key_jwt') this.fail(`${path}.client_secret`, `is required for token_endpoint_auth_method ${method}`);
     const grants = this.strings(n.grant_types, `${path}.grant_types`, ['authorization_code']);
-    grants.forEach((g, i) => this.oneOf(g, `${path}.grant_types[${i}]`, ['authorization_code', 'refresh_token', 'client_credentials'], 'authorization_code'));
+    grants.forEach((g, i) => this.oneOf(g, `${path}.grant_types[${i}]`, ['authorization_code', 'refresh_token', 'client_credentials', /* device grant (RFC 8628) */ 'urn:ietf:params:oauth:grant-type:device_code'], 'authorization_code'));
     const responseTypes = this.strings(n.response_types, `${path}.response_types`, ['code']);
     responseTypes.forEach((t, i) => this.oneOf(t, `${path}.response_types[${i}]`, ['code'], 'code'));
     const scope = n.scope === undefined ? 'openid' : this.string(n.scope, `${path}.scope`);

@@ -4,7 +4,9 @@ import type { ClientRegistration, GrantType, TokenEndpointAuthMethod } from '../
 import { type ClientJwks, REQUEST_OBJECT_ALGS } from '../../domain/client/client-jwks.js';
 import { SIGNING_ALGS, type SigningAlg } from '../../domain/tenant/tenant.events.js';
 
-const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
+const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials',
+  // Device grant (RFC 8628)
+  'urn:ietf:params:oauth:grant-type:device_code'];
 // private_key_jwt (RFC 7523); client_secret_jwt is taken here only to be refused with its reason by the decider.
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt', 'client_secret_jwt'];
 

@@ -7,7 +7,9 @@ import { validateRedirectUri } from './redirect-uri.js';
 import { validateBackchannelLogoutUri, validateLogoutUri } from './backchannel-logout-uri.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
-const GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
+const GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials',
+  // Device grant (RFC 8628)
+  'urn:ietf:params:oauth:grant-type:device_code']);
 const AUTH_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt']);
 /** Whether the method authenticates with a secret (a client without one keeps none). */
 const usesSecret = (method: TokenEndpointAuthMethod) => SECRET_METHODS.includes(method);

@@ -90,7 +90,7 @@ export type ClientAuthenticationFailed = DomainEvent<
     tenantId: string;
     clientId: string;
     // 'par': PAR (RFC 9126 §2).
-    endpoint: 'token' | 'introspect' | 'revoke' | 'par';
+    endpoint: 'token' | 'introspect' | 'revoke' | 'par' | 'device_authorization';
     method: TokenEndpointAuthMethod;
     /** `invalid_assertion`: a client assertion (RFC 7523) that does not verify; `replayed_assertion`: one whose jti was used before. */
     reason: 'wrong_secret' | 'wrong_method' | 'invalid_assertion' | 'replayed_assertion';

@@ -20,6 +20,8 @@ export const streams = {
   proxyDenials: (tenantId: string, resourceId: string) => `proxydenials-${tenantId}.${resourceId}`,
   /** PAR: one pushed authorization request, named by its request_uri's SHA-256. */
   pushedRequest: (tenantId: string, requestUriHash: string) => `par-${tenantId}.${requestUriHash}`,
+  /** Device grant (RFC 8628): one device authorization, named by a keyed hash of its user code. */
+  deviceAuthorization: (tenantId: string, key: string) => `device-${tenantId}.${key}`,
   // Edge pages: a tenant's texts per language, its theme, its forms.
   locale: (tenantId: string, tag: string) => `locale-${tenantId}.${tag}`,
   theme: (tenantId: string) => `theme-${tenantId}`,

@@ -156,6 +156,12 @@ export class LoginController {
       : { kind: 'StartSession', tenantId, sessionId, userId: user.userId, cookieHash: cookie.hash, now };
     await this.sessions.run(tenantId, sessionId, command, actor, { origin });
     const cookies = [this.browser.cookie(tenantId, SESSION_COOKIE, cookie.value)];
+    // Device grant (RFC 8628 §3.3): back to the user-code page, to allow or deny the device.
+    if (request.device) {
+      const location = `${this.directory.issuer(tenantId)}/device?interaction=${encodeURIComponent(this.interactions.seal({ ...request, authenticated: true }))}`;
+      sendFlowResult(reply, { kind: 'redirect', location, cookies: [...cookies, this.devices.issue(tenantId, username)] });
+      return;
+    }
     const client = await this.directory.client(tenantId, request.clientId);
     if (!client) throw new UserFacingError(new InvalidRequest('the client no longer exists'));
     const result: FlowResult = await this.flow.resume(tenant, client, { ...request, authenticated: true }, await this.sessions.load(tenantId, sessionId), origin);
@@ -203,7 +209,7 @@ export class LoginController {
   private async page(tenant: TenantView, req: FastifyRequest, request: AuthorizationRequest): Promise<SignInPage> {
     const [ctx, form] = await Promise.all([this.locales.context(tenant.tenantId, req, request.uiLocales), this.forms.form(tenant.tenantId, 'sign-in')]);
     const username = form.fields.find((f) => f.name === 'username') ?? { name: 'username', required: true };
-    return { tenantId: tenant.tenantId, ctx, username, registration: tenant.registrationEnabled };
+    return { tenantId: tenant.tenantId, ctx, username, registration: tenant.registrationEnabled && !request.device };
   }
 
   private form(page: SignInPage, sealed: string, username: string, status: number, error?: Notice): FlowResult {
