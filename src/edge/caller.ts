@@ -6,9 +6,9 @@ import { BearerRequired, InvalidBearerRequest, InvalidToken } from '../auth/oaut
 import { carries } from '../auth/params.js';
 import { BrowserSessions } from '../auth/sessions/browser-session.js';
 import { TokenInspector } from '../auth/tokens/token-inspector.js';
-
-/** RFC 6750 §2.1: `Bearer` 1*SP b64token. */
-const BEARER_CREDENTIALS = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+import { DpopProofs } from '../auth/dpop/dpop-proofs.js';
+import { dpopRefusal, presentedToken, requireBinding } from '../auth/dpop/token-binding.js';
+import { originOf } from '../shared/request-origin.js';
 
 /** Who calls an edge route: the subject, the client, the user when one signed in, and what the credential is good for. */
 export interface EdgeCaller {
@@ -21,12 +21,13 @@ export interface EdgeCaller {
   audience?: readonly string[];
   /** The presented access token, for a resource that forwards it. */
   token?: string;
-  via: 'bearer' | 'cookie';
+  via: 'bearer' | 'dpop' | 'cookie';
 }
 
 /**
  * Authenticates edge requests as userinfo and the admin API do: an access token of the tenant
- * from the Authorization header only (RFC 6750 §2), verified and checked for revocation by
+ * from the Authorization header only (RFC 6750 §2; a DPoP-bound one with the DPoP scheme and a
+ * proof of its key for this request, RFC 9449 §7), verified and checked for revocation by
  * TokenInspector (which waits for the views to pass the log's head first, rule 4); or, where
  * the route allows it, the tenant's browser session cookie.
  */
@@ -35,6 +36,7 @@ export class EdgeCallers {
   constructor(
     @Inject(TokenInspector) private readonly inspector: TokenInspector,
     @Inject(BrowserSessions) private readonly sessions: BrowserSessions,
+    @Inject(DpopProofs) private readonly dpop: DpopProofs,
   ) {}
 
   /** The caller, or an OAuth error with its RFC 6750 challenge (none: BearerRequired). */
@@ -49,14 +51,18 @@ export class EdgeCallers {
       }
       throw new BearerRequired('an access token is required in the Authorization header');
     }
-    const token = BEARER_CREDENTIALS.exec(header)?.[1];
-    if (!token) {
-      if (/^bearer(?:\s|$)/i.test(header)) throw new InvalidBearerRequest('the Authorization header must be Bearer, one or more spaces, and the token');
+    const presented = presentedToken(header);
+    if (!presented) {
+      if (/^(bearer|dpop)(?:\s|$)/i.test(header)) throw new InvalidBearerRequest('the Authorization header must be Bearer or DPoP, one or more spaces, and the token');
       throw new BearerRequired('an access token is required in the Authorization header');
     }
+    const { token } = presented;
     const found = await this.inspector.inspect(tenant.tenantId, token, 'access_token', 'any');
-    if (!found?.active || found.token.kind !== 'access_token') throw new InvalidToken('the access token is invalid, expired or revoked');
+    if (!found?.active || found.token.kind !== 'access_token') {
+      throw presented.scheme === 'DPoP' ? dpopRefusal('invalid_token', 'the access token is invalid, expired or revoked') : new InvalidToken('the access token is invalid, expired or revoked');
+    }
     const t = found.token;
-    return { sub: t.sub, clientId: t.clientId, ...(t.userId ? { userId: t.userId } : {}), scopes: t.scope, audience: t.audience, token, via: 'bearer' };
+    await requireBinding(this.dpop, req, tenant, presented, t.jkt, originOf(req));
+    return { sub: t.sub, clientId: t.clientId, ...(t.userId ? { userId: t.userId } : {}), scopes: t.scope, audience: t.audience, token, via: presented.scheme === 'DPoP' ? 'dpop' : 'bearer' };
   }
 }

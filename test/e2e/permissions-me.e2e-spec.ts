@@ -1,4 +1,6 @@
-import { adminCall, adminClients, adminToken } from '../support/admin.js';
+import { createHash } from 'node:crypto';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { ADMIN_SECRET, adminCall, adminClients, adminToken } from '../support/admin.js';
 import { ALICE_PASSWORD, REDIRECT, type TestServer } from '../support/server.js';
 import { endToEnd } from '../support/suite.js';
 import type { RelyingParty } from '../support/rp.js';
@@ -118,6 +120,31 @@ describe('/permissions/me', () => {
     });
     expect((await adminCall(server, contract, 'DELETE', '/acme/configuration/clients/admin/roles/approver', admin)).status).toBe(204);
     expect((await me(bearer(admin))).body).toMatchObject({ roles: [], permissions: [] });
+  });
+
+  it('takes a DPoP-bound token with the DPoP scheme and a proof of its key, and refuses it as Bearer (RFC 9449 §7)', async () => {
+    const keys = await generateKeyPair('ES256', { extractable: true });
+    const jwk = await exportJWK(keys.publicKey);
+    const proof = (htm: string, htu: string, claims: Record<string, unknown> = {}) =>
+      new SignJWT({ htm, htu, iat: Math.floor(server.clock.now().getTime() / 1000), jti: crypto.randomUUID(), ...claims }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).sign(keys.privateKey);
+    const issued = await contract.fetch(`${server.issuer('acme')}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`admin:${ADMIN_SECRET}`).toString('base64')}`, dpop: await proof('POST', `${server.issuer('acme')}/token`) },
+      body: 'grant_type=client_credentials',
+    });
+    const { access_token: token, token_type: type } = (await issued.json()) as { access_token: string; token_type: string };
+    expect(type).toBe('DPoP');
+    const url = `${server.issuer('acme')}/permissions/me`;
+    const ath = createHash('sha256').update(token).digest('base64url');
+    const bound = await me({ authorization: `DPoP ${token}`, dpop: await proof('GET', url, { ath }) });
+    expect(bound.status).toBe(200);
+    expect(bound.body).toMatchObject({ client_id: 'admin' });
+    const asBearer = await me({ authorization: `Bearer ${token}`, dpop: await proof('GET', url, { ath }) });
+    expect(asBearer.status).toBe(401);
+    expect(asBearer.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_token"/);
+    const noProof = await me({ authorization: `DPoP ${token}` });
+    expect(noProof.status).toBe(401);
+    expect(noProof.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_dpop_proof"/);
   });
 
   it('answers the browser of a signed-in user by its session cookie, and refuses a cookie that opens nothing', async () => {

@@ -1,4 +1,5 @@
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { calculateJwkThumbprint, createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { signJwt } from '../../src/infrastructure/crypto/jws.js';
@@ -113,9 +114,9 @@ let alice: string;
 let bob: string;
 
 /** What RFC 8707 resource indicators will give: the user's own access token, its `aud` naming `audiences` too (signed here with the tenant's key). */
-async function tokenFor(username: string, password: string, audiences: string[]): Promise<string> {
+async function tokenFor(username: string, password: string, audiences: string[], claims: Record<string, unknown> = {}): Promise<string> {
   const { access_token } = await rp.tokens({ username, password, scope: 'openid' });
-  const { payload } = decodeJwt(access_token);
+  const payload = { ...decodeJwt(access_token).payload, ...claims };
   const tenant = (await server.app.get(Directory).tenant('acme'))!;
   const key = await server.app.get(KeyRing).signingKey('acme', tenant.signingAlg as SigningAlg);
   return signJwt({ alg: key.alg, kid: key.kid, typ: 'at+jwt' }, { ...payload, aud: [server.issuer('acme'), ...audiences] }, key.privateKey);
@@ -190,6 +191,30 @@ describe('proxy: who may pass', () => {
     expect(res.status).toBe(201);
     expect(seen).toHaveLength(1);
     expect((await raw('/acme/resources/other/x', 'GET', bearer(access_token))).status).toBe(401);
+  });
+
+  it('takes a DPoP-bound token with the DPoP scheme and a proof of its key for this request, and refuses it as Bearer (RFC 9449 §7)', async () => {
+    const keys = await generateKeyPair('ES256', { extractable: true });
+    const jwk = await exportJWK(keys.publicKey);
+    const token = await tokenFor('alice', ALICE_PASSWORD, [INVOICES], { cnf: { jkt: await calculateJwkThumbprint(jwk) } });
+    const url = `${server.issuer('acme')}/resources/invoices/invoices/7`;
+    const proof = (htu: string) =>
+      new SignJWT({ htm: 'GET', htu, iat: Math.floor(server.clock.now().getTime() / 1000), jti: crypto.randomUUID(), ath: createHash('sha256').update(token).digest('base64url') })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+        .sign(keys.privateKey);
+    const { res, seen } = await through(async () => raw('/acme/resources/invoices/invoices/7', 'GET', { authorization: `DPoP ${token}`, dpop: await proof(url) }));
+    expect(res.status).toBe(201);
+    expect(seen).toHaveLength(1);
+    // The proof is the edge's to check: the upstream sees neither it nor the token.
+    expect(seen[0].headers.dpop).toBeUndefined();
+    const refused = await through(async () => raw('/acme/resources/invoices/invoices/7', 'GET', { authorization: `Bearer ${token}`, dpop: await proof(url) }));
+    expect(refused.res.status).toBe(401);
+    expect(refused.res.headers['www-authenticate']).toMatch(/^DPoP error="invalid_token"/);
+    expect(refused.seen).toHaveLength(0);
+    const otherUrl = await through(async () => raw('/acme/resources/invoices/invoices/7', 'GET', { authorization: `DPoP ${token}`, dpop: await proof(`${url}/else`) }));
+    expect(otherUrl.res.status).toBe(401);
+    expect(otherUrl.res.headers['www-authenticate']).toMatch(/^DPoP error="invalid_dpop_proof"/);
+    expect(otherUrl.seen).toHaveLength(0);
   });
 
   it('refuses what the route does not allow: no token 401, a token for another audience 401, missing permissions or no route 403; the upstream sees none of it', async () => {

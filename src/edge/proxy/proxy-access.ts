@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { ResourceView } from '../../../projections/resources.projection.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
-import { BearerRequired, InsufficientScope, InvalidBearerRequest, InvalidToken, type OAuthError } from '../../auth/oauth-errors.js';
+import { BearerRequired, DpopChallenge, InsufficientScope, InvalidBearerRequest, InvalidToken, type OAuthError, UseDpopNonce } from '../../auth/oauth-errors.js';
 import type { DenialReason } from '../../domain/edge/proxy-denial.js';
 import { type ResourceRoute, routeFor } from '../../domain/resource/resource-routes.js';
 import { EdgeCallers, type EdgeCaller } from '../caller.js';
@@ -65,12 +65,12 @@ export class ProxyAccess {
       caller = await this.callers.of(tenant, req, { cookie: SAFE.has(req.method) });
     } catch (e) {
       if (e instanceof BearerRequired) throw new Refused(e, 'no_token');
-      if (e instanceof InvalidToken) throw new Refused(e, 'invalid_token');
+      if (e instanceof InvalidToken || e instanceof DpopChallenge || e instanceof UseDpopNonce) throw new Refused(e, 'invalid_token');
       if (e instanceof InvalidBearerRequest) throw new Refused(e, 'invalid_request');
       throw e;
     }
     // RFC 8707 §2 / RFC 9068 §4: a token is for the resources its `aud` names, and only them.
-    if (caller.via === 'bearer' && !caller.audience?.includes(resource.identifier)) {
+    if (caller.via !== 'cookie' && !caller.audience?.includes(resource.identifier)) {
       throw new Refused(new InvalidToken(`the access token is not for resource ${resource.resourceId}`), 'wrong_audience', caller);
     }
     return caller;

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ResourceView, resourceKey } from '../../../projections/resources.projection.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
-import { BearerRequired, InsufficientScope, InvalidBearerRequest, InvalidRequest, InvalidToken, NotFound, type OAuthError, storeError } from '../../auth/oauth-errors.js';
+import { BearerRequired, DpopChallenge, InsufficientScope, InvalidBearerRequest, InvalidRequest, InvalidToken, NotFound, type OAuthError, storeError, UseDpopNonce } from '../../auth/oauth-errors.js';
 import { CONFIG, type Config } from '../../config.js';
 import { type DenialReason, proxyDenialDecider } from '../../domain/edge/proxy-denial.js';
 import { DEFAULT_IDENTITY_HEADER } from '../../domain/resource/resource-routes.js';
@@ -140,6 +140,11 @@ export function sendError(reply: FastifyReply, error: OAuthError): void {
   }
   if (error instanceof InvalidToken || error instanceof InsufficientScope || error instanceof InvalidBearerRequest) {
     reply.header('www-authenticate', `Bearer error="${error.code}"${error.description ? `, error_description="${error.description}"` : ''}`);
+  }
+  // RFC 9449 §7.1, §9: a DPoP-bound token's refusals carry the DPoP challenge, and the nonce to use next.
+  if (error instanceof UseDpopNonce) reply.header('dpop-nonce', error.nonce);
+  if (error instanceof DpopChallenge || (error instanceof UseDpopNonce && error.status === 401)) {
+    reply.header('www-authenticate', `DPoP error="${error.code}"${error.description ? `, error_description="${error.description}"` : ''}, algs="${(error.algs ?? []).join(' ')}"`);
   }
   sendJson(reply, error.status, error.description ? { error: error.code, error_description: error.description } : { error: error.code });
 }
