@@ -1,46 +1,20 @@
-import type { ClientJwks } from '../src/domain/client/client-jwks.js';
-import { SECRET_METHODS, type SecretDigest, type TokenEndpointAuthMethod } from '../src/domain/client/client.events.js';
-import type { SigningAlg } from '../src/domain/tenant/tenant.events.js';
+import { type ClientRegistration, SECRET_METHODS, type SecretDigest, type TokenEndpointAuthMethod } from '../src/domain/client/client.events.js';
 import type { Projection } from './projection.js';
 
-/** Registered clients, keyed `<tenant>/<client_id>`; the secret only as its digest. */
-export interface ClientView {
+/**
+ * Registered clients, keyed `<tenant>/<client_id>`: the registration as its events last gave it
+ * (see ClientRegistration; the secret only as its digest), with what the view adds.
+ */
+export interface ClientView extends Omit<ClientRegistration, 'grantTypes' | 'responseTypes' | 'tokenEndpointAuthMethod'> {
   tenantId: string;
-  clientId: string;
-  clientName?: string;
-  secretDigest?: SecretDigest;
+  grantTypes: string[];
+  responseTypes: string[];
+  tokenEndpointAuthMethod: string;
   /** The secret the last rotation replaced, accepted until `previousSecretValidUntil` (seconds). */
   previousSecretDigest?: SecretDigest;
   previousSecretValidUntil?: number;
-  redirectUris: string[];
-  postLogoutRedirectUris: string[];
-  grantTypes: string[];
-  responseTypes: string[];
-  scope: string[];
-  tokenEndpointAuthMethod: string;
-  firstParty: boolean;
-  /** Absent: ID tokens are signed with the tenant's algorithm. */
-  idTokenSignedResponseAlg?: SigningAlg;
   /** Ids of the roles the client holds for its own tokens. */
   roles?: string[];
-  // The client's public keys: client assertions (private_key_jwt) and request objects (JAR).
-  jwks?: ClientJwks;
-  // private_key_jwt (RFC 7523) and DPoP (RFC 9449): see ClientRegistration.
-  tokenEndpointAuthSigningAlg?: string;
-  dpopBoundAccessTokens?: boolean;
-  // PAR (RFC 9126 §6):
-  requirePushedAuthorizationRequests?: true;
-  // JAR (RFC 9101 §10.5):
-  requestObjectSigningAlg?: string;
-  requireSignedRequestObject?: true;
-  // JARM §3:
-  authorizationSignedResponseAlg?: SigningAlg;
-  // Back-channel logout.
-  backchannelLogoutUri?: string;
-  backchannelLogoutSessionRequired?: boolean;
-  // Front-channel logout.
-  frontchannelLogoutUri?: string;
-  frontchannelLogoutSessionRequired?: boolean;
   createdAt: string;
   updatedAt: string;
   /** The revision of the client's stream this document shows: its ETag in the admin API. */

@@ -23,6 +23,23 @@ import { checkScope } from './check-scope.js';
 
 export type { CheckContext, CheckedRequest, CheckServices } from './check.js';
 
+/** The rules of the request itself, once its client and redirect URI are known: the same at /authorize and /par. */
+const REQUEST_RULES = [
+  checkSignedRequired,
+  checkResponseMode,
+  checkResourceOnce,
+  checkRepeated,
+  checkLengths,
+  checkRegistration,
+  checkResponseType,
+  checkPkce,
+  checkScope,
+  checkResource,
+  checkDpopJkt,
+  checkPrompt,
+  checkIdTokenHint,
+] as const;
+
 /**
  * The checks of an authorization request, per entry point, in the order they run. Until a
  * check trusts the redirect URI (check-redirect-uri, check-pushed-request), an error at
@@ -37,19 +54,7 @@ export const CHECKS = {
     checkRequestObject,
     checkRedirectUri,
     checkParRequired,
-    checkSignedRequired,
-    checkResponseMode,
-    checkResourceOnce,
-    checkRepeated,
-    checkLengths,
-    checkRegistration,
-    checkResponseType,
-    checkPkce,
-    checkScope,
-    checkResource,
-    checkDpopJkt,
-    checkPrompt,
-    checkIdTokenHint,
+    ...REQUEST_RULES,
   ],
   /** /authorize with `client_id` and the `request_uri` of a pushed request (RFC 9126 §4). */
   authorizeByReference: [checkReferenceRepeats, checkClient, checkPushedRequest],
@@ -63,19 +68,7 @@ export const CHECKS = {
     checkNoRequestUri,
     checkRequestObject,
     checkRedirectUri,
-    checkSignedRequired,
-    checkResponseMode,
-    checkResourceOnce,
-    checkRepeated,
-    checkLengths,
-    checkRegistration,
-    checkResponseType,
-    checkPkce,
-    checkScope,
-    checkResource,
-    checkDpopJkt,
-    checkPrompt,
-    checkIdTokenHint,
+    ...REQUEST_RULES,
   ],
 } as const satisfies Record<string, readonly Check[]>;
 
