@@ -59,7 +59,13 @@ describe('malformed requests and unsupported grants', () => {
     expect(headers.get('cache-control')).toBe('no-store');
   });
 
-  it.each(['urn:example:unknown', 'password', 'implicit', 'token', 'urn:ietf:params:oauth:grant-type:device_code'])('answers grant_type=%s with unsupported_grant_type', async (grantType) => {
+  it('answers the device grant of a client not registered for it with unauthorized_client (RFC 6749 §5.2)', async () => {
+    const res = await oauth.genericTokenEndpointRequest(rp.as, rp.client('web'), rp.auth('web'), 'urn:ietf:params:oauth:grant-type:device_code', { device_code: 'x' }, rp.options);
+    const e = await oauthError(oauth.processGenericTokenEndpointResponse(rp.as, rp.client('web'), res));
+    expect(e).toMatchObject({ status: 400, error: 'unauthorized_client' });
+  });
+
+  it.each(['urn:example:unknown', 'password', 'implicit', 'token'])('answers grant_type=%s with unsupported_grant_type', async (grantType) => {
     const params: Record<string, string> = grantType === 'password' ? { username: 'alice', password: 'correct horse battery staple', scope: 'openid' } : {};
     const res = await oauth.genericTokenEndpointRequest(rp.as, rp.client('web'), rp.auth('web'), grantType, params, rp.options);
     const e = await oauthError(oauth.processGenericTokenEndpointResponse(rp.as, rp.client('web'), res));
