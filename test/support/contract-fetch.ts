@@ -8,7 +8,7 @@ const GROUPS: Array<[RegExp, OpenApiGroup]> = [
   [/^\/par$/, 'par'],
   [/^\/device_authorization$/, 'device'],
   [/^\/(oauth\/)?userinfo$/, 'userinfo'],
-  [/^\/logout$/, 'logout'],
+  [/^\/(logout|assets\/logout-continue\.js)$/, 'logout'],
   [/^\/(login|consent|register|device|assets\/theme\.css)$/, 'edge'],
   [/^\/permissions\/me$/, 'edge'],
   // The proxy, where its path is one segment (an OpenAPI path parameter holds no "/").
