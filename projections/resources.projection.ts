@@ -1,19 +1,9 @@
-import type { ResourceRoute } from '../src/domain/resource/resource-routes.js';
+import type { ResourceDefinition } from '../src/domain/resource/resource.events.js';
 import type { Projection } from './projection.js';
 
-/** The tenant's resources (APIs), keyed `<tenant>/<resource id>`. */
-export interface ResourceView {
+/** The tenant's resources (APIs), keyed `<tenant>/<resource id>`: the definition as its events last gave it. */
+export interface ResourceView extends ResourceDefinition {
   tenantId: string;
-  resourceId: string;
-  identifier: string;
-  name?: string;
-  scopes: string[];
-  upstreamUrl?: string;
-  routes?: ResourceRoute[];
-  identityHeader?: string;
-  forwardToken?: boolean;
-  /** The clients that may introspect tokens for this resource. */
-  introspectionClients?: string[];
   createdAt: string;
   updatedAt: string;
   /** The revision of the resource's stream this document shows: its ETag in the admin API. */
