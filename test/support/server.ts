@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { usePasswordHashTestCost } from '../../src/infrastructure/crypto/hashing.js';
 import { Clock } from '../../src/infrastructure/nest/clock.js';
 
 /** A confidential, first-party client used by most end-to-end tests. */
@@ -172,6 +173,8 @@ export async function startTestServer(
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   Object.assign(process.env, { PORT: String(port), PUBLIC_URL: options.publicUrl ?? baseUrl, DATA_DIR: dataDir, BOOTSTRAP_FILE: file, LOG_LEVEL: 'error', ...options.env });
+  // Sign-ins cost scrypt at N = 2^10 here, not 2^15: the suite tests what is hashed and checked, not how slowly.
+  usePasswordHashTestCost();
   const { startServer } = await import('../../src/server.js');
   const app = await startServer({ logLevel: 'error', logFormat: 'text', trustProxy: options.trustProxy ?? false });
   // Every part of the server holds the one Clock instance: from here on it tells the test's time.

@@ -50,6 +50,9 @@ export function constantTimeEqual(a: string, b: string): boolean {
 
 const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
+/** What `usePasswordHashTestCost` lowers N to: 1 MiB and a few milliseconds per hash. */
+const TEST_SCRYPT_N = 1 << 10;
+
 function scryptAsync(password: string, salt: Buffer, N: number, r: number, p: number): Promise<Buffer> {
   return new Promise((res, rej) =>
     scrypt(password, salt, 32, { N, r, p, maxmem: SCRYPT.maxmem }, (err, key) => (err ? rej(err) : res(key))),
@@ -71,4 +74,17 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /** A password hash of a random value, verified against when the username is unknown (same cost either way). */
-export const DUMMY_PASSWORD_HASH = hashPassword(randomToken());
+export let DUMMY_PASSWORD_HASH = hashPassword(randomToken());
+
+/**
+ * Test-only: the hashes this process makes from now on (and the dummy above) cost N = 2^10
+ * instead of 2^15, so that the end-to-end suite's sign-ins do not spend most of its time in
+ * scrypt. No setting or environment variable leads here, and it refuses to run outside a Jest
+ * worker. A hash keeps its parameters in its text: verification is the same at any cost.
+ */
+export function usePasswordHashTestCost(): void {
+  if (process.env.JEST_WORKER_ID === undefined) throw new Error('usePasswordHashTestCost is for the test suite only');
+  if (SCRYPT.N === TEST_SCRYPT_N) return;
+  SCRYPT.N = TEST_SCRYPT_N;
+  DUMMY_PASSWORD_HASH = hashPassword(randomToken());
+}
