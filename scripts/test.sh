@@ -11,8 +11,13 @@ if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null; then
     || echo "scripts/test.sh: could not install chromium; the browser suite will be skipped" >&2
 fi
 
-npm run --silent typecheck
-npm run --silent build
+# Two independent tsc runs (the whole project with the test types, and the build of src): each
+# uses one core, so they run side by side; either failing fails the script.
+npm run --silent typecheck & typecheck=$!
+build_status=0
+npm run --silent build || build_status=$?
+wait "$typecheck"
+[ "$build_status" = 0 ] || exit "$build_status"
 status=0
 node --experimental-vm-modules --no-warnings node_modules/jest/bin/jest.js --ci --json --outputFile=.jest-results.json "$@" || status=$?
 node -e '
