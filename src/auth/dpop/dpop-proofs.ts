@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { EmbeddedJWK, type JWTPayload, jwtVerify } from 'jose';
+import { EmbeddedJWK, type JWTHeaderParameters, type JWTPayload, jwtVerify } from 'jose';
 import { createHash } from 'node:crypto';
 import { CONFIG, type Config } from '../../config.js';
 import { PRIVATE_MEMBERS } from '../../domain/client/client-jwks.js';
@@ -11,6 +11,7 @@ import { Clock } from '../../infrastructure/nest/clock.js';
 import { headerLines } from '../form-request.js';
 import { DpopChallenge, InvalidDpopProof, type OAuthError, UseDpopNonce } from '../oauth-errors.js';
 import { UsedJtis } from '../one-time/used-jtis.js';
+import { setBounded } from '../../shared/bounded-map.js';
 import { DpopNonces } from './dpop-nonces.js';
 
 /** The algs a DPoP proof may be signed with (asymmetric only, RFC 9449 §4.2; `Ed25519` is RFC 9864's name for EdDSA over Ed25519); discovery's `dpop_signing_alg_values_supported`. */
@@ -20,6 +21,10 @@ export const DPOP_ALGS = ['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519'] as cons
 const IAT_PAST = 60;
 const IAT_FUTURE = 10;
 const MAX_PROOF_LENGTH = 8192;
+/** Proof keys kept imported (see `proofKey`). */
+const PROOF_KEYS_LIMIT = 10_000;
+
+type ProofKey = Awaited<ReturnType<typeof EmbeddedJWK>>;
 
 /** Where a proof is checked: the token endpoint (errors 400, RFC 9449 §5) or a resource (401 with the DPoP challenge, §7.1). */
 export interface ProofContext {
@@ -49,6 +54,8 @@ export interface Proof {
 @Injectable()
 export class DpopProofs {
   readonly nonces: DpopNonces;
+  /** Imported proof keys by alg and exact `jwk` header: a client proves with one key request after request. */
+  private readonly proofKeys = new Map<string, ProofKey>();
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
@@ -75,7 +82,7 @@ export class DpopProofs {
         // §4.3 item 6: the key is public; a proof that carries private members is refused before use.
         const embedded = h.jwk as Record<string, unknown> | undefined;
         if (embedded && PRIVATE_MEMBERS.some((m) => m in embedded)) throw new Error('private key in jwk');
-        return EmbeddedJWK(h, token);
+        return this.proofKey(h, token);
       }, { typ: 'dpop+jwt', algorithms: [...algs], requiredClaims: ['jti', 'htm', 'htu', 'iat'] });
       payload = verified.payload;
       jwk = verified.protectedHeader.jwk as Jwk;
@@ -97,6 +104,20 @@ export class DpopProofs {
     const fresh = await this.jtis.use({ tenantId: c.tenantId, kind: 'dpop_proof', issuer: jkt, jti: payload.jti, expiresAt: iat + IAT_PAST, jkt, actor: 'anonymous', origin: c.origin });
     if (!fresh) throw fail('the DPoP proof was used before');
     return { jkt };
+  }
+
+  /**
+   * The proof's `jwk` as jose imports it, imported once per alg and `jwk` header: the same
+   * header text gives the same key, so only the first proof with it pays for the import. (A
+   * compact JWS has no unprotected header that could name another `jwk`.)
+   */
+  private async proofKey(header: JWTHeaderParameters, token: Parameters<typeof EmbeddedJWK>[1]): Promise<ProofKey> {
+    const id = header.jwk !== null && typeof header.jwk === 'object' && token?.header === undefined ? `${header.alg} ${JSON.stringify(header.jwk)}` : undefined;
+    const known = id === undefined ? undefined : this.proofKeys.get(id);
+    if (known) return known;
+    const key = await EmbeddedJWK(header, token);
+    if (id !== undefined) setBounded(this.proofKeys, id, key, PROOF_KEYS_LIMIT);
+    return key;
   }
 
   private sameUrl(htu: unknown, path: string): boolean {

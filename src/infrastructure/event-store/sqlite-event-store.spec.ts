@@ -1,5 +1,9 @@
-import { StoreOutcomeUnknownError, StoreUnavailableError } from './event-store.port.js';
-import { writerError } from './sqlite-event-store.js';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { tempDir } from '../../../test/support/temp-dir.js';
+import { type EventData, type RecordedEvent, StoreOutcomeUnknownError, StoreUnavailableError } from './event-store.port.js';
+import { SqliteEventStore, writerError } from './sqlite-event-store.js';
 
 describe('the embedded store: what a failed append tells its caller', () => {
   const failed = (code: string) => writerError({ kind: 'failed', message: 'disk I/O error', code });
@@ -20,5 +24,39 @@ describe('the embedded store: what a failed append tells its caller', () => {
     const error = failed('SQLITE_CORRUPT');
     expect(error).not.toBeInstanceOf(StoreUnavailableError);
     expect(error).not.toBeInstanceOf(StoreOutcomeUnknownError);
+  });
+});
+
+describe('the embedded store: a filtered subscription', () => {
+  const event = (type: string): EventData => ({ id: randomUUID(), type, data: {}, metadata: { actor: 'system', correlationId: randomUUID(), occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1 } });
+  const turns = async () => {
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  };
+
+  it('reads on from where its last read ended, not from its last match, and still gets the next match', async () => {
+    const store = new SqliteEventStore(join(tempDir('subscription-'), 'e.db'));
+    const reads = jest.spyOn(store as unknown as { recentAfter(after: number, limit: number): RecordedEvent[] | undefined }, 'recentAfter');
+    const sub = store.subscribeToAll({ filter: { eventTypes: ['Rare'] } });
+    const got: RecordedEvent[] = [];
+    const loop = (async () => {
+      for await (const e of sub) got.push(e);
+    })();
+    try {
+      const positions: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        positions.push((await store.append(`common-${i}`, [event('Common')], 'no_stream')).position);
+        await turns();
+      }
+      // Each read after an append starts past the events the one before it passed over.
+      expect(reads.mock.calls.slice(-2).map(([after]) => after)).toEqual(positions.slice(0, 2));
+      const rare = await store.append('rare', [event('Rare')], 'no_stream');
+      await turns();
+      expect(reads.mock.calls.at(-1)![0]).toBe(positions[2]);
+      expect(got.map((e) => e.position)).toEqual([rare.position]);
+    } finally {
+      await sub.close();
+      await loop;
+      await store.close();
+    }
   });
 });

@@ -249,12 +249,17 @@ export class SqliteEventStore implements EventStore {
           dirty = false;
           let page: RecordedEvent[];
           do {
+            // Every event up to the head is in memory or readable now.
+            const head = store.head;
             page = store.recentAfter(last, PAGE, options.filter) ?? store.readAllSync(last, PAGE, options.filter);
             for (const e of page) {
               last = e.position;
               yield e;
               if (closed) return;
             }
+            // A short page read everything up to the head: a filter's next read starts there,
+            // not at its last match, so events it passed over are not read again on every append.
+            if (page.length < PAGE && head > last) last = head;
           } while (page.length === PAGE);
         }
       } finally {
