@@ -12,6 +12,7 @@ import { FailureBudget } from '../../shared/failure-budget.js';
 import type { Params } from '../params.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 import { UsedJtis } from '../one-time/used-jtis.js';
+import { ClientKeys } from '../client-keys/client-keys.js';
 import { assertionClientId, JWT_BEARER, verifyAssertion } from './client-assertion.js';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
@@ -88,6 +89,7 @@ export class ClientAuthenticator {
     @Inject(Clock) private readonly clock: Clock,
     @Inject(ClientSecrets) private readonly secrets: ClientSecrets,
     @Inject(UsedJtis) private readonly jtis: UsedJtis,
+    @Inject(ClientKeys) private readonly keys: ClientKeys,
   ) {}
 
   async authenticate(
@@ -109,7 +111,7 @@ export class ClientAuthenticator {
 
   /** private_key_jwt: the assertion verifies, and its jti was never used (RFC 7523 §3 item 7). */
   private async byAssertion(tenantId: string, client: ClientView, assertion: string, options: { endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin; audiences: string[]; assertionAlgs?: readonly string[] }): Promise<ClientView> {
-    const verified = await verifyAssertion(assertion, client, options.audiences, this.clock.now(), options.assertionAlgs);
+    const verified = await verifyAssertion(assertion, client, this.keys.of(client), options.audiences, this.clock.now(), options.assertionAlgs);
     if (typeof verified === 'string') return this.failed(tenantId, client, 'private_key_jwt', options, false, 'invalid_assertion', verified);
     const fresh = await this.jtis.use({ tenantId, kind: 'client_assertion', issuer: client.clientId, jti: verified.jti, expiresAt: verified.exp, clientId: client.clientId, actor: `client:${client.clientId}`, origin: options.origin });
     if (!fresh) return this.failed(tenantId, client, 'private_key_jwt', options, false, 'replayed_assertion', 'the client assertion was used before');

@@ -68,4 +68,15 @@ describe('client decider', () => {
     expect(given(madePublic).state).not.toHaveProperty('secretDigest');
     expect(given(madePublic).refused(rotate)).toBe('invalid_value');
   });
+
+  // jwks_uri
+  it('registers a private_key_jwt client by its jwks_uri, never with jwks beside it', () => {
+    const { secretDigest: _s, ...keyed } = registration;
+    const byUri = { ...keyed, tokenEndpointAuthMethod: 'private_key_jwt' as const, jwksUri: 'https://rp.example/jwks.json' };
+    expect(types(given().after({ ...create, registration: byUri }))).toEqual(['ClientCreated']);
+    const jwks = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }] };
+    expect(given().refused({ ...create, registration: { ...byUri, jwks } })).toBe('invalid_value');
+    expect(given().refused({ ...create, registration: { ...byUri, jwksUri: 'http://rp.example/jwks.json' } })).toBe('invalid_value');
+    expect(given().refused({ ...create, registration: { ...byUri, jwksUri: undefined } })).toBe('invalid_value');
+  });
 });

@@ -5,6 +5,7 @@ import { ASSERTION_ALGS, jwksProblem, REQUEST_OBJECT_ALGS } from './client-jwks.
 import { type ClientEvent, type ClientRegistration, SECRET_METHODS, type SecretDigest, type TokenEndpointAuthMethod } from './client.events.js';
 import { validateRedirectUri } from './redirect-uri.js';
 import { validateBackchannelLogoutUri, validateLogoutUri } from './backchannel-logout-uri.js';
+import { validateJwksUri } from './jwks-uri.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials',
@@ -49,9 +50,14 @@ function validate(r: ClientRegistration): void {
   if (!usesSecret(r.tokenEndpointAuthMethod) && !isPublic && r.secretDigest) fail(`a ${r.tokenEndpointAuthMethod} client has no secret`);
   if (usesSecret(r.tokenEndpointAuthMethod) && !r.secretDigest) fail('a confidential client needs a client_secret');
   if (r.tokenEndpointAuthMethod === 'private_key_jwt') {
-    if (r.jwks === undefined) fail('private_key_jwt needs jwks, the client\'s public keys');
+    if (r.jwks === undefined && r.jwksUri === undefined) fail('private_key_jwt needs jwks or jwks_uri, the client\'s public keys');
     if (r.tokenEndpointAuthSigningAlg !== undefined && !(ASSERTION_ALGS as readonly string[]).includes(r.tokenEndpointAuthSigningAlg)) fail(`unsupported token_endpoint_auth_signing_alg ${r.tokenEndpointAuthSigningAlg}`);
   } else if (r.tokenEndpointAuthSigningAlg !== undefined) fail('token_endpoint_auth_signing_alg applies to private_key_jwt only');
+  // jwks_uri: RFC 7591 §2 (jwks and jwks_uri MUST NOT both be present).
+  if (r.jwksUri !== undefined) {
+    if (r.jwks !== undefined) fail('jwks and jwks_uri must not both be registered (RFC 7591 §2)');
+    validateJwksUri(r.jwksUri);
+  }
   if (r.jwks !== undefined) {
     const problem = jwksProblem(r.jwks, r.tokenEndpointAuthSigningAlg);
     if (problem) fail(problem);
@@ -62,7 +68,7 @@ function validate(r: ClientRegistration): void {
   if (r.idTokenSignedResponseAlg !== undefined && !SIGNING_ALGS.includes(r.idTokenSignedResponseAlg)) fail(`unsupported id_token_signed_response_alg ${r.idTokenSignedResponseAlg}`);
   // JAR (the keys were checked above):
   if (r.requestObjectSigningAlg !== undefined && !(REQUEST_OBJECT_ALGS as readonly string[]).includes(r.requestObjectSigningAlg)) fail(`unsupported request_object_signing_alg ${r.requestObjectSigningAlg}`);
-  if (r.requireSignedRequestObject && !r.jwks) fail('require_signed_request_object needs jwks to verify the request objects with');
+  if (r.requireSignedRequestObject && !r.jwks && !r.jwksUri) fail('require_signed_request_object needs jwks or jwks_uri to verify the request objects with');
   // JARM:
   if (r.authorizationSignedResponseAlg !== undefined && !SIGNING_ALGS.includes(r.authorizationSignedResponseAlg)) fail(`unsupported authorization_signed_response_alg ${r.authorizationSignedResponseAlg}`);
   r.redirectUris.forEach(validateRedirectUri);

@@ -39,6 +39,8 @@ export interface ClientRegistration {
   // The client's public keys (RFC 7591 §2 `jwks`): what its client assertions (private_key_jwt,
   // RFC 7523) and its request objects (JAR, RFC 9101) are verified with.
   jwks?: ClientJwks;
+  // jwks_uri (RFC 7591 §2): where its JWK Set is fetched from instead of `jwks` (never both).
+  jwksUri?: string;
   // private_key_jwt: the one alg its assertions use.
   tokenEndpointAuthSigningAlg?: string;
   // DPoP (RFC 9449 §5.2): every access token of this client is DPoP-bound.
