@@ -80,12 +80,12 @@ export class JwksFetcher {
       const res = await request(url, { method: 'GET', dispatcher: allowInternal ? this.any : this.publicOnly, headers: { accept: 'application/jwk-set+json, application/json' }, signal: abort.signal });
       // Redirects are not followed: the registered URI is the only one trusted.
       if (res.statusCode !== 200) {
-        res.body.resume();
+        discard(res.body);
         throw new JwksUnavailable(`the client's jwks_uri answered ${res.statusCode}`);
       }
       const length = Number(res.headers['content-length'] ?? 0);
       if (length > this.settings.maxBytes) {
-        res.body.destroy();
+        discard(res.body);
         throw new JwksUnavailable('the client\'s jwks_uri document is too large');
       }
       const chunks: Buffer[] = [];
@@ -93,7 +93,7 @@ export class JwksFetcher {
       for await (const chunk of res.body) {
         size += (chunk as Buffer).length;
         if (size > this.settings.maxBytes) {
-          res.body.destroy();
+          discard(res.body);
           throw new JwksUnavailable('the client\'s jwks_uri document is too large');
         }
         chunks.push(chunk as Buffer);
@@ -112,6 +112,12 @@ export class JwksFetcher {
   async close(): Promise<void> {
     await Promise.all([this.publicOnly.close(), this.any.close()]);
   }
+}
+
+/** Drops a response body unread (its error, if any, is ours to ignore). */
+function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+  body.on('error', () => undefined);
+  body.destroy();
 }
 
 function maxAge(cacheControl: string | string[] | undefined): { maxAgeSeconds?: number } {
