@@ -1,4 +1,4 @@
-import { decodeJwt, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { ClientView } from '../../../projections/clients.projection.js';
 import { ASSERTION_ALGS } from '../../domain/client/client-jwks.js';
 import { JwksUnavailable } from '../client-keys/jwks-fetcher.js';
@@ -27,6 +27,15 @@ export function assertionClientId(assertion: string): string {
   return claims.sub;
 }
 
+/** Which method an assertion is of, by its alg: an HMAC is client_secret_jwt (RFC 7523 §2.2 with a shared secret), anything else private_key_jwt. */
+export function assertionMethod(assertion: string): 'private_key_jwt' | 'client_secret_jwt' {
+  try {
+    return /^HS\d+$/.test(decodeProtectedHeader(assertion).alg ?? '') ? 'client_secret_jwt' : 'private_key_jwt';
+  } catch {
+    throw new InvalidClient('the client assertion is not a JWT');
+  }
+}
+
 /** The verified claims, with `jti` and `exp`; undefined when the assertion does not verify. */
 export interface VerifiedAssertion {
   jti: string;
@@ -39,13 +48,22 @@ export interface VerifiedAssertion {
  * one of `audiences`, `exp` present, its alg one of `profileAlgs` (the tenant's security profile's), and at most MAX_ASSERTION_LIFETIME ahead, a `jti`. The
  * jti's single use is the caller's (UsedJtis). Returns a reason when it fails.
  */
-export async function verifyAssertion(assertion: string, client: ClientView, keys: JWTVerifyGetKey | undefined, audiences: string[], now: Date, profileAlgs: readonly string[] = ASSERTION_ALGS): Promise<VerifiedAssertion | string> {
+export async function verifyAssertion(
+  assertion: string,
+  client: ClientView,
+  keys: JWTVerifyGetKey | Uint8Array | undefined,
+  audiences: string[],
+  now: Date,
+  profileAlgs: readonly string[] = ASSERTION_ALGS,
+  // client_secret_jwt: the HMAC algs its secret is long enough for.
+  supported: readonly string[] = ASSERTION_ALGS,
+): Promise<VerifiedAssertion | string> {
   if (!keys) return 'the client has no keys';
-  const algorithms = (client.tokenEndpointAuthSigningAlg ? [client.tokenEndpointAuthSigningAlg] : [...ASSERTION_ALGS]).filter((a) => profileAlgs.includes(a));
+  const algorithms = (client.tokenEndpointAuthSigningAlg ? [client.tokenEndpointAuthSigningAlg] : [...supported]).filter((a) => supported.includes(a) && profileAlgs.includes(a));
   if (algorithms.length === 0) return 'the client assertion alg is not allowed by the security profile';
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(assertion, keys, { algorithms, issuer: client.clientId, subject: client.clientId, audience: audiences, currentDate: now, clockTolerance: CLOCK_SKEW, requiredClaims: ['exp', 'jti'] }));
+    ({ payload } = await jwtVerify(assertion, keys as JWTVerifyGetKey, { algorithms, issuer: client.clientId, subject: client.clientId, audience: audiences, currentDate: now, clockTolerance: CLOCK_SKEW, requiredClaims: ['exp', 'jti'] }));
   } catch (e) {
     return e instanceof JwksUnavailable ? e.message : 'the client assertion is invalid';
   }

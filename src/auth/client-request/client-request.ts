@@ -5,6 +5,7 @@ import type { TenantView } from '../../../projections/tenants.projection.js';
 import type { ClientAuthenticationFailed } from '../../domain/client/client.events.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 import { ASSERTION_ALGS } from '../../domain/client/client-jwks.js';
+import { HMAC_ASSERTION_ALGS } from '../../domain/client/client-secret-jwt.js';
 import { allowedAlgs, profileOf } from '../../domain/security-profile/rules.js';
 import { Directory } from '../../shared/directory.js';
 import { originOf } from '../../shared/request-origin.js';
@@ -54,7 +55,7 @@ export class ClientRequests {
     if (misplaced) throw new InvalidRequest(`${misplaced} belongs in the request body, not the query`);
     const params = formParams(req);
     const origin = originOf(req);
-    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: endpoint.allowPublic, endpoint: endpoint.name, origin, audiences: this.audiences(tenant, endpoint), assertionAlgs: allowedAlgs(profileOf(tenant), ASSERTION_ALGS) });
+    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: endpoint.allowPublic, endpoint: endpoint.name, origin, audiences: this.audiences(tenant, endpoint), assertionAlgs: allowedAlgs(profileOf(tenant), [...ASSERTION_ALGS, ...HMAC_ASSERTION_ALGS]) });
     // FAPI 2.0 Security Profile §5.3.2.1: confidential clients, authenticated by private_key_jwt.
     const methods = profileOf(tenant).clientAuthMethods;
     if (!(methods as readonly string[]).includes(client.tokenEndpointAuthMethod)) throw new InvalidClient(`this tenant accepts only the client authentication methods ${methods.join(', ')}`);

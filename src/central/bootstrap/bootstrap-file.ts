@@ -196,7 +196,7 @@ class Reader implements FieldReader {
     const n = this.object(v, path);
     this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', ...ASSERTION_FIELDS, ...KEY_SOURCE_FIELDS, 'require_pushed_authorization_requests', 'request_object_signing_alg', 'require_signed_request_object', 'authorization_signed_response_alg', ...BACKCHANNEL_FIELDS, ...FRONTCHANNEL_FIELDS]);
     const secret = this.optionalString(n.client_secret, `${path}.client_secret`);
-    const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'], secret ? 'client_secret_basic' : 'none');
+    const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt', /* client_secret_jwt */ 'client_secret_jwt'], secret ? 'client_secret_basic' : 'none');
     if (secret && secret.length < MIN_CLIENT_SECRET_LENGTH) this.fail(`${path}.client_secret`, `must be at least ${MIN_CLIENT_SECRET_LENGTH} characters (only a fast hash of it is kept)`);
     // A secret the server generated would reach nobody from here: the file names its own.
     if (!secret && method !== 'none' && method !== 'private_key_jwt') this.fail(`${path}.client_secret`, `is required for token_endpoint_auth_method ${method}`);
