@@ -1,3 +1,4 @@
+import { withoutSealed } from '../src/domain/client/client-secret-jwt.js';
 import { type ClientRegistration, SECRET_METHODS, type SecretDigest, type TokenEndpointAuthMethod } from '../src/domain/client/client.events.js';
 import type { Projection } from './projection.js';
 
@@ -40,6 +41,8 @@ export const clientsProjection: Projection<ClientView> = {
       case 'ClientUpdated': {
         if (!doc) return null;
         const kept = !SECRET_METHODS.includes(e.data.tokenEndpointAuthMethod as TokenEndpointAuthMethod) ? {} : { secretDigest: doc.secretDigest, previousSecretDigest: doc.previousSecretDigest, previousSecretValidUntil: doc.previousSecretValidUntil };
+        // client_secret_jwt: a client that leaves it keeps no sealed secret.
+        if (e.data.tokenEndpointAuthMethod !== 'client_secret_jwt') for (const k of ['secretDigest', 'previousSecretDigest'] as const) if (kept[k]) kept[k] = withoutSealed(kept[k]);
         return withoutUndefined({ ...e.data, ...kept, roles: doc.roles, createdAt: doc.createdAt, ...at });
       }
       case 'ClientSecretRotated':

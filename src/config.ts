@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { type DeliverySettings, deliverySettings } from './delivery/delivery-settings.js';
+import { type JwksUriSettings, jwksUriSettings } from './auth/client-keys/jwks-fetcher.js';
 
 /** Server configuration, read once from the environment (every variable is listed in the README). */
 export interface Config {
@@ -22,6 +23,8 @@ export interface Config {
   signIn: SignInSettings;
   /** Back-channel logout delivery: timeouts and retries. */
   delivery: DeliverySettings;
+  /** Fetching clients' `jwks_uri`: time and size limits. */
+  jwksUri: JwksUriSettings;
 }
 
 export interface SignInSettings {
@@ -134,5 +137,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
     signIn: signInSettings(env),
     delivery: deliverySettings(env),
+    jwksUri: jwksUriSettings(env),
   };
 }

@@ -21,6 +21,7 @@ import { DeviceAuthorizations } from './device/device-authorizations.js';
 import { DevicePolls } from './device/device-polls.js';
 import { DeviceCodeGrant } from './token/grants/device-code.grant.js';
 import { RequestObjects } from './request-object/request-objects.js';
+import { ClientKeys } from './client-keys/client-keys.js';
 import { RevokeController } from './revoke/revoke.controller.js';
 import { BrowserSessions } from './sessions/browser-session.js';
 import { Refusals, SessionCommands } from './sessions/session-commands.js';
@@ -56,6 +57,8 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     TokenInspector,
     PushedRequests,
     RequestObjects,
+    // jwks_uri
+    ClientKeys,
     Jarm,
     // Device grant (RFC 8628)
     DeviceAuthorizations,

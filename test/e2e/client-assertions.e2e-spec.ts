@@ -73,7 +73,6 @@ describe('private_key_jwt', () => {
       expect(rp.as[`${name}_endpoint_auth_methods_supported`]).toContain('private_key_jwt');
       expect(rp.as[`${name}_endpoint_auth_signing_alg_values_supported`]).toEqual(expect.arrayContaining(['ES256', 'PS256', 'RS256', 'EdDSA']));
       expect(rp.as[`${name}_endpoint_auth_signing_alg_values_supported`]).not.toContain('none');
-      expect(rp.as[`${name}_endpoint_auth_methods_supported`]).not.toContain('client_secret_jwt');
     }
   });
 
@@ -172,7 +171,6 @@ describe('registering private_key_jwt clients', () => {
   });
 
   it.each<[string, Record<string, unknown>, RegExp]>([
-    ['client_secret_jwt', { token_endpoint_auth_method: 'client_secret_jwt' }, /client_secret_jwt is not supported/],
     ['private_key_jwt without jwks', { token_endpoint_auth_method: 'private_key_jwt' }, /needs jwks/],
     ['a private key in jwks', { token_endpoint_auth_method: 'private_key_jwt', jwks: 'private' }, /private/],
     ['a symmetric key in jwks', { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] } }, /private or symmetric/],

@@ -91,10 +91,10 @@ describe('discovery documents', () => {
     expect(as.request_parameter_supported).toBe(true);
     expect(as.request_object_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
     expect(as.request_uri_parameter_supported).toBe(false);
-    expect([...as.token_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt']);
+    expect([...as.token_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_jwt', 'client_secret_post', 'none', 'private_key_jwt']);
     // Public clients cannot introspect (see introspect.e2e-spec.ts) but may revoke their own tokens (revoke.e2e-spec.ts).
-    expect([...as.introspection_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'private_key_jwt']);
-    expect([...as.revocation_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt']);
+    expect([...as.introspection_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_jwt', 'client_secret_post', 'private_key_jwt']);
+    expect([...as.revocation_endpoint_auth_methods_supported!].sort()).toEqual(['client_secret_basic', 'client_secret_jwt', 'client_secret_post', 'none', 'private_key_jwt']);
     // RS256, the default of a client that registered none, first; then the others a client may register.
     expect(as.id_token_signing_alg_values_supported).toEqual(['RS256', 'ES256', 'EdDSA']);
     expect(decodeJwt((await rp.tokens({ scope: 'openid' })).id_token!).header.alg).toBe('RS256');

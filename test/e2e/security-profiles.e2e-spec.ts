@@ -114,7 +114,7 @@ describe('discovery', () => {
       authorization_response_iss_parameter_supported: true,
     });
     expect(acme.as).toMatchObject({
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none', 'client_secret_jwt'],
       code_challenge_methods_supported: ['S256', 'plain'],
       require_pushed_authorization_requests: false,
       id_token_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],

@@ -1,6 +1,7 @@
-import { createLocalJWKSet, decodeJwt, type JWTPayload, jwtVerify } from 'jose';
+import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { ClientView } from '../../../projections/clients.projection.js';
 import { ASSERTION_ALGS } from '../../domain/client/client-jwks.js';
+import { JwksUnavailable } from '../client-keys/jwks-fetcher.js';
 import { InvalidClient } from '../oauth-errors.js';
 
 /** RFC 7523 §2.2: the one client assertion type. */
@@ -26,8 +27,14 @@ export function assertionClientId(assertion: string): string {
   return claims.sub;
 }
 
-/** One JWK Set per registered `jwks` document: keys imported once. */
-const keySets = new WeakMap<object, ReturnType<typeof createLocalJWKSet>>();
+/** Which method an assertion is of, by its alg: an HMAC is client_secret_jwt (RFC 7523 §2.2 with a shared secret), anything else private_key_jwt. */
+export function assertionMethod(assertion: string): 'private_key_jwt' | 'client_secret_jwt' {
+  try {
+    return /^HS\d+$/.test(decodeProtectedHeader(assertion).alg ?? '') ? 'client_secret_jwt' : 'private_key_jwt';
+  } catch {
+    throw new InvalidClient('the client assertion is not a JWT');
+  }
+}
 
 /** The verified claims, with `jti` and `exp`; undefined when the assertion does not verify. */
 export interface VerifiedAssertion {
@@ -37,25 +44,28 @@ export interface VerifiedAssertion {
 
 /**
  * Verifies a private_key_jwt assertion (RFC 7523 §3, OpenID Connect Core §9): signed by one of
- * the client's keys with its registered alg (never `none`), `iss` = `sub` = client_id, `aud`
+ * the client's keys (`keys`, from ClientKeys: its jwks or jwks_uri) with its registered alg (never `none`), `iss` = `sub` = client_id, `aud`
  * one of `audiences`, `exp` present, its alg one of `profileAlgs` (the tenant's security profile's), and at most MAX_ASSERTION_LIFETIME ahead, a `jti`. The
  * jti's single use is the caller's (UsedJtis). Returns a reason when it fails.
  */
-export async function verifyAssertion(assertion: string, client: ClientView, audiences: string[], now: Date, profileAlgs: readonly string[] = ASSERTION_ALGS): Promise<VerifiedAssertion | string> {
-  const jwks = client.jwks;
-  if (!jwks) return 'the client has no keys';
-  let set = keySets.get(jwks);
-  if (!set) {
-    set = createLocalJWKSet(jwks as never);
-    keySets.set(jwks, set);
-  }
-  const algorithms = (client.tokenEndpointAuthSigningAlg ? [client.tokenEndpointAuthSigningAlg] : [...ASSERTION_ALGS]).filter((a) => profileAlgs.includes(a));
+export async function verifyAssertion(
+  assertion: string,
+  client: ClientView,
+  keys: JWTVerifyGetKey | Uint8Array | undefined,
+  audiences: string[],
+  now: Date,
+  profileAlgs: readonly string[] = ASSERTION_ALGS,
+  // client_secret_jwt: the HMAC algs its secret is long enough for.
+  supported: readonly string[] = ASSERTION_ALGS,
+): Promise<VerifiedAssertion | string> {
+  if (!keys) return 'the client has no keys';
+  const algorithms = (client.tokenEndpointAuthSigningAlg ? [client.tokenEndpointAuthSigningAlg] : [...supported]).filter((a) => supported.includes(a) && profileAlgs.includes(a));
   if (algorithms.length === 0) return 'the client assertion alg is not allowed by the security profile';
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(assertion, set, { algorithms, issuer: client.clientId, subject: client.clientId, audience: audiences, currentDate: now, clockTolerance: CLOCK_SKEW, requiredClaims: ['exp', 'jti'] }));
-  } catch {
-    return 'the client assertion is invalid';
+    ({ payload } = await jwtVerify(assertion, keys as JWTVerifyGetKey, { algorithms, issuer: client.clientId, subject: client.clientId, audience: audiences, currentDate: now, clockTolerance: CLOCK_SKEW, requiredClaims: ['exp', 'jti'] }));
+  } catch (e) {
+    return e instanceof JwksUnavailable ? e.message : 'the client assertion is invalid';
   }
   const seconds = Math.floor(now.getTime() / 1000);
   if (payload.exp! > seconds + MAX_ASSERTION_LIFETIME + CLOCK_SKEW) return `the client assertion must expire within ${MAX_ASSERTION_LIFETIME} seconds`;

@@ -12,15 +12,17 @@ import { FailureBudget } from '../../shared/failure-budget.js';
 import type { Params } from '../params.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 import { UsedJtis } from '../one-time/used-jtis.js';
-import { assertionClientId, JWT_BEARER, verifyAssertion } from './client-assertion.js';
+import { ClientKeys } from '../client-keys/client-keys.js';
+import { assertionClientId, assertionMethod, JWT_BEARER, verifyAssertion } from './client-assertion.js';
+import { HMAC_ASSERTION_ALGS, hmacKeyFits } from '../../domain/client/client-secret-jwt.js';
 
-export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt' | /* client_secret_jwt */ 'client_secret_jwt';
 
 interface Presented {
   method: ClientAuthMethod;
   clientId: string;
   secret?: string;
-  /** private_key_jwt: the JWT, not yet verified. */
+  /** private_key_jwt, client_secret_jwt: the JWT, not yet verified. */
   assertion?: string;
 }
 
@@ -69,7 +71,7 @@ function fromAssertion(params: Params): Presented {
   const clientId = assertionClientId(params.client_assertion);
   // RFC 7521 §4.2: a client_id sent beside the assertion names the same client.
   if (params.client_id !== undefined && params.client_id !== clientId) throw new InvalidClient('client_id does not match the client assertion');
-  return { method: 'private_key_jwt', clientId, assertion: params.client_assertion };
+  return { method: assertionMethod(params.client_assertion), clientId, assertion: params.client_assertion };
 }
 
 /**
@@ -88,6 +90,7 @@ export class ClientAuthenticator {
     @Inject(Clock) private readonly clock: Clock,
     @Inject(ClientSecrets) private readonly secrets: ClientSecrets,
     @Inject(UsedJtis) private readonly jtis: UsedJtis,
+    @Inject(ClientKeys) private readonly keys: ClientKeys,
   ) {}
 
   async authenticate(
@@ -107,13 +110,31 @@ export class ClientAuthenticator {
     return client;
   }
 
-  /** private_key_jwt: the assertion verifies, and its jti was never used (RFC 7523 §3 item 7). */
+  /** private_key_jwt, client_secret_jwt: the assertion verifies, and its jti was never used (RFC 7523 §3 item 7). */
   private async byAssertion(tenantId: string, client: ClientView, assertion: string, options: { endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin; audiences: string[]; assertionAlgs?: readonly string[] }): Promise<ClientView> {
-    const verified = await verifyAssertion(assertion, client, options.audiences, this.clock.now(), options.assertionAlgs);
-    if (typeof verified === 'string') return this.failed(tenantId, client, 'private_key_jwt', options, false, 'invalid_assertion', verified);
+    const method = client.tokenEndpointAuthMethod as ClientAuthMethod;
+    const verified = method === 'client_secret_jwt' ? await this.bySecret(tenantId, client, assertion, options) : await verifyAssertion(assertion, client, this.keys.of(client), options.audiences, this.clock.now(), options.assertionAlgs);
+    if (typeof verified === 'string') return this.failed(tenantId, client, method, options, false, 'invalid_assertion', verified);
     const fresh = await this.jtis.use({ tenantId, kind: 'client_assertion', issuer: client.clientId, jti: verified.jti, expiresAt: verified.exp, clientId: client.clientId, actor: `client:${client.clientId}`, origin: options.origin });
-    if (!fresh) return this.failed(tenantId, client, 'private_key_jwt', options, false, 'replayed_assertion', 'the client assertion was used before');
+    if (!fresh) return this.failed(tenantId, client, method, options, false, 'replayed_assertion', 'the client assertion was used before');
     return client;
+  }
+
+  /**
+   * client_secret_jwt: the assertion's HMAC under the client's secret, or under the one its last
+   * rotation replaced while that one is still valid (both kept sealed, opened here).
+   */
+  private async bySecret(tenantId: string, client: ClientView, assertion: string, options: { audiences: string[]; assertionAlgs?: readonly string[] }): Promise<Awaited<ReturnType<typeof verifyAssertion>>> {
+    const secrets = [this.secrets.open(tenantId, client.clientId, client.secretDigest)];
+    if ((client.previousSecretValidUntil ?? 0) > this.clock.seconds()) secrets.push(this.secrets.open(tenantId, client.clientId, client.previousSecretDigest));
+    let verified: Awaited<ReturnType<typeof verifyAssertion>> = 'the client\'s secret is not kept for client_secret_jwt: rotate it';
+    for (const secret of secrets) {
+      if (secret === undefined) continue;
+      const fitting = HMAC_ASSERTION_ALGS.filter((alg) => hmacKeyFits(alg, secret));
+      verified = await verifyAssertion(assertion, client, Buffer.from(secret, 'utf8'), options.audiences, this.clock.now(), options.assertionAlgs, fitting);
+      if (typeof verified !== 'string') break;
+    }
+    return verified;
   }
 
   /** Records a registered client's failure (within the budget), then refuses it. */

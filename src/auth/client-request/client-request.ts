@@ -5,6 +5,7 @@ import type { TenantView } from '../../../projections/tenants.projection.js';
 import type { ClientAuthenticationFailed } from '../../domain/client/client.events.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 import { ASSERTION_ALGS } from '../../domain/client/client-jwks.js';
+import { HMAC_ASSERTION_ALGS } from '../../domain/client/client-secret-jwt.js';
 import { allowedAlgs, profileOf } from '../../domain/security-profile/rules.js';
 import { Directory } from '../../shared/directory.js';
 import { originOf } from '../../shared/request-origin.js';
@@ -13,6 +14,9 @@ import { requireClientOrigin } from '../cors.js';
 import { authorizationOf, formParams } from '../form-request.js';
 import { InvalidClient, InvalidRequest } from '../oauth-errors.js';
 import { carries, type Params } from '../params.js';
+
+/** private_key_jwt and client_secret_jwt algs, before the tenant's profile narrows them. */
+const CLIENT_ASSERTION_ALGS = [...ASSERTION_ALGS, ...HMAC_ASSERTION_ALGS];
 
 /** How one client-authenticated endpoint opens a request. */
 export interface ClientEndpoint {
@@ -54,7 +58,7 @@ export class ClientRequests {
     if (misplaced) throw new InvalidRequest(`${misplaced} belongs in the request body, not the query`);
     const params = formParams(req);
     const origin = originOf(req);
-    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: endpoint.allowPublic, endpoint: endpoint.name, origin, audiences: this.audiences(tenant, endpoint), assertionAlgs: allowedAlgs(profileOf(tenant), ASSERTION_ALGS) });
+    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: endpoint.allowPublic, endpoint: endpoint.name, origin, audiences: this.audiences(tenant, endpoint), assertionAlgs: allowedAlgs(profileOf(tenant), CLIENT_ASSERTION_ALGS) });
     // FAPI 2.0 Security Profile §5.3.2.1: confidential clients, authenticated by private_key_jwt.
     const methods = profileOf(tenant).clientAuthMethods;
     if (!(methods as readonly string[]).includes(client.tokenEndpointAuthMethod)) throw new InvalidClient(`this tenant accepts only the client authentication methods ${methods.join(', ')}`);

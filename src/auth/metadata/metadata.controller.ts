@@ -1,5 +1,6 @@
 import { Controller, Get, Head, Header, Inject, Param } from '@nestjs/common';
 import { ASSERTION_ALGS, REQUEST_OBJECT_ALGS } from '../../domain/client/client-jwks.js';
+import { HMAC_ASSERTION_ALGS } from '../../domain/client/client-secret-jwt.js';
 import { allowedAlgs, profileOf } from '../../domain/security-profile/rules.js';
 import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { Directory } from '../../shared/directory.js';
@@ -45,7 +46,8 @@ export class MetadataController {
     const profile = profileOf(tenant);
     const authMethods = [...profile.clientAuthMethods];
     const clientAuth = authMethods.filter((m) => m !== 'none');
-    const assertionAlgs = allowedAlgs(profile, ASSERTION_ALGS);
+    // client_secret_jwt: its HMAC algs, where the profile takes the method.
+    const assertionAlgs = allowedAlgs(profile, [...ASSERTION_ALGS, ...(authMethods.includes('client_secret_jwt') ? HMAC_ASSERTION_ALGS : [])]);
     const responseAlgs = allowedAlgs(profile, [...new Set(['RS256', ...SIGNING_ALGS])]);
     return {
       issuer,
@@ -69,7 +71,7 @@ export class MetadataController {
       introspection_endpoint_auth_methods_supported: clientAuth,
       // A public client may revoke its own tokens with its client_id alone (RFC 7009 §5).
       revocation_endpoint_auth_methods_supported: authMethods,
-      // private_key_jwt (RFC 8414 §2): the algs a client assertion may be signed with.
+      // private_key_jwt and client_secret_jwt (RFC 8414 §2): the algs a client assertion may be signed with.
       token_endpoint_auth_signing_alg_values_supported: assertionAlgs,
       introspection_endpoint_auth_signing_alg_values_supported: assertionAlgs,
       revocation_endpoint_auth_signing_alg_values_supported: assertionAlgs,

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createLocalJWKSet, decodeProtectedHeader, errors, type JSONWebKeySet, jwtVerify } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type { ClientView } from '../../../projections/clients.projection.js';
 import { REQUEST_OBJECT_ALGS } from '../../domain/client/client-jwks.js';
 import { allowedAlgs, profileOf } from '../../domain/security-profile/rules.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
-import { setBounded } from '../../shared/bounded-map.js';
 import { Directory } from '../../shared/directory.js';
+import { ClientKeys } from '../client-keys/client-keys.js';
+import { JwksUnavailable } from '../client-keys/jwks-fetcher.js';
 import { InvalidRequestObject } from '../oauth-errors.js';
 import type { Params } from '../params.js';
 
@@ -13,22 +14,17 @@ import type { Params } from '../params.js';
 const MAX_LIFETIME_SECONDS = 3600;
 /** The claims of the JWT itself, which are no authorization request parameters. */
 const JWT_CLAIMS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sub']);
-const KEY_SETS_KEPT = 1000;
-
-type KeySet = ReturnType<typeof createLocalJWKSet>;
 
 /**
  * Request objects by value (RFC 9101 `request`), verified with `jose` against the client's
- * registered `jwks`. Unsigned ones (`alg: none`) are refused, whatever the client registered.
+ * registered `jwks` or the keys at its `jwks_uri` (ClientKeys). Unsigned ones (`alg: none`) are refused, whatever the client registered.
  */
 @Injectable()
 export class RequestObjects {
-  /** Imported key sets, per client and revision of its registration. */
-  private readonly keySets = new Map<string, KeySet>();
-
   constructor(
     @Inject(Directory) private readonly directory: Directory,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(ClientKeys) private readonly keys: ClientKeys,
   ) {}
 
   /** The authorization request parameters `jwt` carries, once verified as `client`'s (RFC 9101 §6.1). */
@@ -44,11 +40,12 @@ export class RequestObjects {
     const registered = client.requestObjectSigningAlg ? [client.requestObjectSigningAlg] : [...REQUEST_OBJECT_ALGS];
     const allowed = allowedAlgs(profileOf(await this.directory.requireTenant(tenantId)), registered);
     if (!allowed.includes(alg)) throw new InvalidRequestObject(`the request object must be signed with ${allowed.join(', ')}`);
-    if (!client.jwks) throw new InvalidRequestObject('the client registered no jwks to verify its request objects with');
+    const keys = this.keys.of(client);
+    if (!keys) throw new InvalidRequestObject('the client registered no jwks or jwks_uri to verify its request objects with');
     const now = this.clock.seconds();
     let payload: Record<string, unknown>;
     try {
-      ({ payload } = await jwtVerify(jwt, this.keySet(tenantId, client), {
+      ({ payload } = await jwtVerify(jwt, keys, {
         algorithms: allowed,
         // RFC 9101 §4: signed by the client (iss) for this server (aud).
         issuer: client.clientId,
@@ -57,21 +54,12 @@ export class RequestObjects {
         currentDate: new Date(now * 1000),
       }));
     } catch (e) {
+      if (e instanceof JwksUnavailable) throw new InvalidRequestObject(e.message);
       throw new InvalidRequestObject(e instanceof errors.JOSEError ? `the request object does not verify: ${e.message}` : 'the request object does not verify');
     }
     if ((payload.exp as number) - now > MAX_LIFETIME_SECONDS) throw new InvalidRequestObject('the request object must expire within 60 minutes');
     if (typeof payload.nbf === 'number' && now - payload.nbf > MAX_LIFETIME_SECONDS) throw new InvalidRequestObject('the request object must not be valid since more than 60 minutes (nbf)');
     return requestParameters(payload, client.clientId);
-  }
-
-  private keySet(tenantId: string, client: ClientView): KeySet {
-    const key = `${tenantId}/${client.clientId}/${client.revision}`;
-    let set = this.keySets.get(key);
-    if (!set) {
-      set = createLocalJWKSet(client.jwks as unknown as JSONWebKeySet);
-      setBounded(this.keySets, key, set, KEY_SETS_KEPT);
-    }
-    return set;
   }
 }
 

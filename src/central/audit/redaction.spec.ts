@@ -8,6 +8,9 @@ describe('audit redaction', () => {
     expect(redacted(key)).toEqual({ ...key, encryptedPrivateKey: WITHHELD });
     const client = { clientId: 'web', secretDigest: { scheme: 'hmac-sha256', hash: 'abc' }, redirectUris: ['https://x/cb'] };
     expect(redacted(client)).toEqual({ ...client, secretDigest: { scheme: 'hmac-sha256', hash: WITHHELD } });
+    // client_secret_jwt
+    const jwtClient = { clientId: 'hs', secretDigest: { scheme: 'hmac-sha256', hash: 'abc', sealed: 'v2.a.b.c' } };
+    expect(redacted(jwtClient)).toEqual({ clientId: 'hs', secretDigest: { scheme: 'hmac-sha256', hash: WITHHELD, sealed: WITHHELD } });
     const rotated = { refreshHash: 'sha256:x', fromHash: 'sha256:a', toHash: 'sha256:b', codeHash: 'sha256:c', cookieHash: 'sha256:d' };
     expect(redacted(rotated)).toEqual(rotated);
   });

@@ -12,6 +12,8 @@ import { ACCESS_FIELDS, type BootstrapAccess, type FieldReader, readAccess } fro
 
 /** Client fields of private_key_jwt (RFC 7523) and DPoP (RFC 9449). */
 const ASSERTION_FIELDS = ['jwks', 'token_endpoint_auth_signing_alg', 'dpop_bound_access_tokens'];
+/** jwks_uri / client_secret_jwt client fields. */
+const KEY_SOURCE_FIELDS = ['jwks_uri'];
 
 export interface BootstrapClient {
   clientId: string;
@@ -32,6 +34,8 @@ export interface BootstrapClient {
   requirePushedAuthorizationRequests?: true;
   // JAR (the keys are checked by the client decider):
   jwks?: ClientJwks;
+  // jwks_uri (checked by the client decider):
+  jwksUri?: string;
   requestObjectSigningAlg?: string;
   requireSignedRequestObject?: true;
   // JARM:
@@ -190,9 +194,9 @@ class Reader implements FieldReader {
 
   client(v: unknown, path: string): BootstrapClient {
     const n = this.object(v, path);
-    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', ...ASSERTION_FIELDS, 'require_pushed_authorization_requests', 'request_object_signing_alg', 'require_signed_request_object', 'authorization_signed_response_alg', ...BACKCHANNEL_FIELDS, ...FRONTCHANNEL_FIELDS]);
+    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', ...ASSERTION_FIELDS, ...KEY_SOURCE_FIELDS, 'require_pushed_authorization_requests', 'request_object_signing_alg', 'require_signed_request_object', 'authorization_signed_response_alg', ...BACKCHANNEL_FIELDS, ...FRONTCHANNEL_FIELDS]);
     const secret = this.optionalString(n.client_secret, `${path}.client_secret`);
-    const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'], secret ? 'client_secret_basic' : 'none');
+    const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt', /* client_secret_jwt */ 'client_secret_jwt'], secret ? 'client_secret_basic' : 'none');
     if (secret && secret.length < MIN_CLIENT_SECRET_LENGTH) this.fail(`${path}.client_secret`, `must be at least ${MIN_CLIENT_SECRET_LENGTH} characters (only a fast hash of it is kept)`);
     // A secret the server generated would reach nobody from here: the file names its own.
     if (!secret && method !== 'none' && method !== 'private_key_jwt') this.fail(`${path}.client_secret`, `is required for token_endpoint_auth_method ${method}`);
@@ -222,6 +226,8 @@ class Reader implements FieldReader {
       ...(this.bool(n.require_pushed_authorization_requests, `${path}.require_pushed_authorization_requests`, false) ? { requirePushedAuthorizationRequests: true as const } : {}),
       // JAR (and private_key_jwt): the keys are checked by the client decider.
       ...(n.jwks !== undefined ? { jwks: this.object(n.jwks, `${path}.jwks`) as unknown as ClientJwks } : {}),
+      // jwks_uri: checked by the client decider.
+      ...(n.jwks_uri !== undefined ? { jwksUri: this.string(n.jwks_uri, `${path}.jwks_uri`) } : {}),
       ...(n.request_object_signing_alg !== undefined
         ? { requestObjectSigningAlg: this.oneOf<string>(n.request_object_signing_alg, `${path}.request_object_signing_alg`, REQUEST_OBJECT_ALGS, 'ES256') }
         : {}),

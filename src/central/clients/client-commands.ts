@@ -62,12 +62,15 @@ export class RotateClientSecretHandler implements ICommandHandler<RotateClientSe
   constructor(
     @Inject(CommandPath) private readonly path: CommandPath,
     @Inject(ClientSecrets) private readonly secrets: ClientSecrets,
+    @Inject(Directory) private readonly directory: Directory,
   ) {}
 
   async execute(c: RotateClientSecret): Promise<{ secret: string; previousValidUntil: number }> {
-    const secret = this.secrets.generate();
+    // client_secret_jwt: its new secret is generated to its length and kept sealed (the decider drops the seal for any other client).
+    const jwt = (await this.directory.client(c.by.tenantId, c.clientId))?.tokenEndpointAuthMethod === 'client_secret_jwt';
+    const secret = this.secrets.generate(jwt ? 'client_secret_jwt' : undefined);
     const previousValidUntil = c.now + c.graceSeconds;
-    const secretDigest = this.secrets.digest(c.by.tenantId, c.clientId, secret);
+    const secretDigest = this.secrets.keep(c.by.tenantId, c.clientId, secret, 'client_secret_jwt');
     await this.path.run(streams.client(c.by.tenantId, c.clientId), clientDecider, { kind: 'RotateClientSecret', secretDigest, previousValidUntil }, c.by, VIEWS);
     return { secret, previousValidUntil };
   }

@@ -86,6 +86,12 @@ export class ClientDto {
   @IsObject()
   jwks?: Record<string, unknown>;
 
+  // jwks_uri (RFC 7591 §2), checked by the client decider (jwks-uri.ts):
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  jwks_uri?: string;
+
   @IsOptional()
   @IsIn(REQUEST_OBJECT_ALGS)
   request_object_signing_alg?: string;
@@ -140,6 +146,8 @@ export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientReg
     ...(dto.require_pushed_authorization_requests ? { requirePushedAuthorizationRequests: true as const } : {}),
     // JAR:
     ...(dto.jwks !== undefined ? { jwks: dto.jwks as unknown as ClientJwks } : {}),
+    // jwks_uri
+    ...(dto.jwks_uri !== undefined ? { jwksUri: dto.jwks_uri } : {}),
     ...(dto.request_object_signing_alg !== undefined ? { requestObjectSigningAlg: dto.request_object_signing_alg } : {}),
     ...(dto.require_signed_request_object ? { requireSignedRequestObject: true as const } : {}),
     // JARM:
@@ -173,6 +181,8 @@ export function clientRepresentation(c: ClientView): Record<string, unknown> {
     ...(c.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
     // JAR:
     ...(c.jwks !== undefined ? { jwks: c.jwks } : {}),
+    // jwks_uri
+    ...(c.jwksUri !== undefined ? { jwks_uri: c.jwksUri } : {}),
     ...(c.requestObjectSigningAlg !== undefined ? { request_object_signing_alg: c.requestObjectSigningAlg } : {}),
     ...(c.requireSignedRequestObject ? { require_signed_request_object: true } : {}),
     // JARM:

@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { clientDecider } from '../../domain/client/client.decider.js';
 import { type ClientRegistration, SECRET_METHODS } from '../../domain/client/client.events.js';
+import { hmacKeyFits } from '../../domain/client/client-secret-jwt.js';
 import { clientConflict } from '../../domain/security-profile/rules.js';
 import { DomainError } from '../../domain/shared/domain-error.js';
 import { streams } from '../../domain/shared/stream-names.js';
@@ -51,9 +52,14 @@ export class CreateClientHandler implements ICommandHandler<CreateClient, Create
     if (c.clientSecret !== undefined && c.clientSecret.length < MIN_CLIENT_SECRET_LENGTH) {
       throw new DomainError('invalid_value', `client ${asked.clientId}: client_secret must be at least ${MIN_CLIENT_SECRET_LENGTH} characters`);
     }
-    const generated = c.clientSecret === undefined && SECRET_METHODS.includes(asked.tokenEndpointAuthMethod) ? this.secrets.generate() : undefined;
+    const generated = c.clientSecret === undefined && SECRET_METHODS.includes(asked.tokenEndpointAuthMethod) ? this.secrets.generate(asked.tokenEndpointAuthMethod) : undefined;
     const secret = c.clientSecret ?? generated;
-    const registration: ClientRegistration = { ...asked, ...(secret ? { secretDigest: this.secrets.digest(tenantId, asked.clientId, secret) } : {}) };
+    // client_secret_jwt: the secret is the HMAC key of the pinned alg (RFC 7518 §3.2).
+    const alg = asked.tokenEndpointAuthSigningAlg;
+    if (secret && asked.tokenEndpointAuthMethod === 'client_secret_jwt' && alg !== undefined && alg.startsWith('HS') && !hmacKeyFits(alg, secret)) {
+      throw new DomainError('invalid_value', `client ${asked.clientId}: client_secret_jwt with ${alg} needs a client_secret of at least ${Number(alg.slice(2)) / 8} bytes (RFC 7518 §3.2)`);
+    }
+    const registration: ClientRegistration = { ...asked, ...(secret ? { secretDigest: this.secrets.keep(tenantId, asked.clientId, secret, asked.tokenEndpointAuthMethod) } : {}) };
     const { position, state } = await this.aggregates.execute(
       streams.client(tenantId, registration.clientId),
       clientDecider,

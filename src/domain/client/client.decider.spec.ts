@@ -68,4 +68,35 @@ describe('client decider', () => {
     expect(given(madePublic).state).not.toHaveProperty('secretDigest');
     expect(given(madePublic).refused(rotate)).toBe('invalid_value');
   });
+
+  // jwks_uri
+  it('registers a private_key_jwt client by its jwks_uri, never with jwks beside it', () => {
+    const { secretDigest: _s, ...keyed } = registration;
+    const byUri = { ...keyed, tokenEndpointAuthMethod: 'private_key_jwt' as const, jwksUri: 'https://rp.example/jwks.json' };
+    expect(types(given().after({ ...create, registration: byUri }))).toEqual(['ClientCreated']);
+    const jwks = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }] };
+    expect(given().refused({ ...create, registration: { ...byUri, jwks } })).toBe('invalid_value');
+    expect(given().refused({ ...create, registration: { ...byUri, jwksUri: 'http://rp.example/jwks.json' } })).toBe('invalid_value');
+    expect(given().refused({ ...create, registration: { ...byUri, jwksUri: undefined } })).toBe('invalid_value');
+  });
+
+  // client_secret_jwt
+  it('keeps a client_secret_jwt client\'s secret sealed beside its digest, through rotations, and drops the seal when it leaves the method', () => {
+    const sealedDigest = { scheme: 'hmac-sha256' as const, hash: 'd1', sealed: 's1' };
+    const hs = { ...registration, secretDigest: sealedDigest, tokenEndpointAuthMethod: 'client_secret_jwt' as const, tokenEndpointAuthSigningAlg: 'HS256' };
+    const created = given().after({ ...create, registration: hs });
+    expect(given(created).state).toMatchObject({ secretDigest: sealedDigest });
+    const rotated = given(created).after({ kind: 'RotateClientSecret', secretDigest: { scheme: 'hmac-sha256', hash: 'd2', sealed: 's2' }, previousValidUntil: 500 });
+    expect(given(rotated).state).toMatchObject({ secretDigest: { hash: 'd2', sealed: 's2' }, previousSecret: { digest: sealedDigest } });
+    const { secretDigest: _s, ...hsMetadata } = hs;
+    const left = given(rotated).after({ kind: 'UpdateClient', registration: { ...hsMetadata, tokenEndpointAuthMethod: 'client_secret_basic', tokenEndpointAuthSigningAlg: undefined } });
+    expect(given(left).state).toMatchObject({ secretDigest: { hash: 'd2' }, previousSecret: { digest: { hash: 'd1' } } });
+    expect(JSON.stringify(given(left).state)).not.toMatch(/sealed/);
+    // Any other client's rotation keeps no seal, whatever the command carried.
+    const basicRotated = given(given().after(create)).when({ kind: 'RotateClientSecret', secretDigest: { scheme: 'hmac-sha256', hash: 'd2', sealed: 's2' }, previousValidUntil: 500 });
+    expect(basicRotated[0].data).toMatchObject({ secretDigest: { scheme: 'hmac-sha256', hash: 'd2' } });
+    expect(JSON.stringify(basicRotated)).not.toMatch(/sealed/);
+    expect(given().refused({ ...create, registration: { ...hs, tokenEndpointAuthSigningAlg: 'ES256' } })).toBe('invalid_value');
+    expect(given().refused({ ...create, registration: { ...registration, secretDigest: sealedDigest } })).toBe('invalid_value');
+  });
 });

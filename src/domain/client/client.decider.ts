@@ -5,12 +5,14 @@ import { ASSERTION_ALGS, jwksProblem, REQUEST_OBJECT_ALGS } from './client-jwks.
 import { type ClientEvent, type ClientRegistration, SECRET_METHODS, type SecretDigest, type TokenEndpointAuthMethod } from './client.events.js';
 import { validateRedirectUri } from './redirect-uri.js';
 import { validateBackchannelLogoutUri, validateLogoutUri } from './backchannel-logout-uri.js';
+import { validateJwksUri } from './jwks-uri.js';
+import { HMAC_ASSERTION_ALGS, withoutSealed } from './client-secret-jwt.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials',
   // Device grant (RFC 8628)
   'urn:ietf:params:oauth:grant-type:device_code']);
-const AUTH_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt']);
+const AUTH_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt', /* client_secret_jwt */ 'client_secret_jwt']);
 /** Whether the method authenticates with a secret (a client without one keeps none). */
 const usesSecret = (method: TokenEndpointAuthMethod) => SECRET_METHODS.includes(method);
 
@@ -40,18 +42,24 @@ function validate(r: ClientRegistration): void {
   };
   if (!CLIENT_ID.test(r.clientId)) fail('client_id must be 1-128 unreserved characters');
   for (const g of r.grantTypes) if (!GRANTS.has(g)) fail(`unsupported grant type ${g}`);
-  // client_secret_jwt (RFC 7523 §2.2 with an HMAC) needs the plain secret to check the MAC,
-  // and the server keeps only a keyed hash of it (rule 3): refused rather than half supported.
-  if (r.tokenEndpointAuthMethod === ('client_secret_jwt' as string)) fail('client_secret_jwt is not supported: the server keeps no client secret in usable form; use private_key_jwt');
   if (!AUTH_METHODS.has(r.tokenEndpointAuthMethod)) fail(`unsupported token_endpoint_auth_method ${r.tokenEndpointAuthMethod}`);
   const isPublic = r.tokenEndpointAuthMethod === 'none';
   if (isPublic && r.secretDigest) fail('a public client (token_endpoint_auth_method none) has no secret');
   if (!usesSecret(r.tokenEndpointAuthMethod) && !isPublic && r.secretDigest) fail(`a ${r.tokenEndpointAuthMethod} client has no secret`);
   if (usesSecret(r.tokenEndpointAuthMethod) && !r.secretDigest) fail('a confidential client needs a client_secret');
   if (r.tokenEndpointAuthMethod === 'private_key_jwt') {
-    if (r.jwks === undefined) fail('private_key_jwt needs jwks, the client\'s public keys');
+    if (r.jwks === undefined && r.jwksUri === undefined) fail('private_key_jwt needs jwks or jwks_uri, the client\'s public keys');
     if (r.tokenEndpointAuthSigningAlg !== undefined && !(ASSERTION_ALGS as readonly string[]).includes(r.tokenEndpointAuthSigningAlg)) fail(`unsupported token_endpoint_auth_signing_alg ${r.tokenEndpointAuthSigningAlg}`);
-  } else if (r.tokenEndpointAuthSigningAlg !== undefined) fail('token_endpoint_auth_signing_alg applies to private_key_jwt only');
+  } else if (r.tokenEndpointAuthMethod === 'client_secret_jwt') {
+    // client_secret_jwt: HMAC algs only (RFC 7518 §3.2); the secret is kept sealed to check them.
+    if (r.tokenEndpointAuthSigningAlg !== undefined && !(HMAC_ASSERTION_ALGS as readonly string[]).includes(r.tokenEndpointAuthSigningAlg)) fail(`token_endpoint_auth_signing_alg of client_secret_jwt must be one of ${HMAC_ASSERTION_ALGS.join(', ')}`);
+  } else if (r.tokenEndpointAuthSigningAlg !== undefined) fail('token_endpoint_auth_signing_alg applies to private_key_jwt and client_secret_jwt only');
+  if (r.secretDigest?.sealed !== undefined && r.tokenEndpointAuthMethod !== 'client_secret_jwt') fail('only a client_secret_jwt client keeps its secret sealed');
+  // jwks_uri: RFC 7591 §2 (jwks and jwks_uri MUST NOT both be present).
+  if (r.jwksUri !== undefined) {
+    if (r.jwks !== undefined) fail('jwks and jwks_uri must not both be registered (RFC 7591 §2)');
+    validateJwksUri(r.jwksUri);
+  }
   if (r.jwks !== undefined) {
     const problem = jwksProblem(r.jwks, r.tokenEndpointAuthSigningAlg);
     if (problem) fail(problem);
@@ -62,7 +70,7 @@ function validate(r: ClientRegistration): void {
   if (r.idTokenSignedResponseAlg !== undefined && !SIGNING_ALGS.includes(r.idTokenSignedResponseAlg)) fail(`unsupported id_token_signed_response_alg ${r.idTokenSignedResponseAlg}`);
   // JAR (the keys were checked above):
   if (r.requestObjectSigningAlg !== undefined && !(REQUEST_OBJECT_ALGS as readonly string[]).includes(r.requestObjectSigningAlg)) fail(`unsupported request_object_signing_alg ${r.requestObjectSigningAlg}`);
-  if (r.requireSignedRequestObject && !r.jwks) fail('require_signed_request_object needs jwks to verify the request objects with');
+  if (r.requireSignedRequestObject && !r.jwks && !r.jwksUri) fail('require_signed_request_object needs jwks or jwks_uri to verify the request objects with');
   // JARM:
   if (r.authorizationSignedResponseAlg !== undefined && !SIGNING_ALGS.includes(r.authorizationSignedResponseAlg)) fail(`unsupported authorization_signed_response_alg ${r.authorizationSignedResponseAlg}`);
   r.redirectUris.forEach(validateRedirectUri);
@@ -94,13 +102,14 @@ export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
         if (command.registration.clientId !== clientId) throw new DomainError('invalid_value', 'client_id cannot change');
         // A client that becomes public loses its secret by rotation only, so the change must not leave one behind.
         if (usesSecret(command.registration.tokenEndpointAuthMethod) && !secretDigest) throw new DomainError('invalid_value', `client ${clientId}: a confidential client needs a secret: rotate one first`);
-        validate({ ...command.registration, ...(usesSecret(command.registration.tokenEndpointAuthMethod) ? { secretDigest } : {}) });
+        validate({ ...command.registration, ...(usesSecret(command.registration.tokenEndpointAuthMethod) && secretDigest ? { secretDigest: withoutSealed(secretDigest) } : {}) });
         return [{ type: 'ClientUpdated', data: { tenantId, ...command.registration } }];
       }
       case 'RotateClientSecret':
         requireExisting(state);
         if (!usesSecret(state.tokenEndpointAuthMethod)) throw new DomainError('invalid_value', `client ${state.clientId}: a ${state.tokenEndpointAuthMethod === 'none' ? 'public' : state.tokenEndpointAuthMethod} client has no secret`);
-        return [{ type: 'ClientSecretRotated', data: { tenantId: state.tenantId, clientId: state.clientId, secretDigest: command.secretDigest, previousValidUntil: command.previousValidUntil } }];
+        // client_secret_jwt: only such a client keeps its new secret sealed beside the digest.
+        return [{ type: 'ClientSecretRotated', data: { tenantId: state.tenantId, clientId: state.clientId, secretDigest: state.tokenEndpointAuthMethod === 'client_secret_jwt' ? command.secretDigest : withoutSealed(command.secretDigest), previousValidUntil: command.previousValidUntil } }];
       case 'DeleteClient': {
         requireExisting(state);
         const { tenantId, clientId } = state;
@@ -130,7 +139,9 @@ export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
         const roles = state.roles ? { roles: state.roles } : {};
         // A client made public (or private_key_jwt) keeps no secret.
         if (!usesSecret(event.data.tokenEndpointAuthMethod)) return { exists: true, ...event.data, ...roles };
-        return { exists: true, ...event.data, ...(state.secretDigest ? { secretDigest: state.secretDigest } : {}), ...(state.previousSecret ? { previousSecret: state.previousSecret } : {}), ...roles };
+        // client_secret_jwt: a client that leaves it keeps no sealed secret.
+        const keep = (d: SecretDigest) => (event.data.tokenEndpointAuthMethod === 'client_secret_jwt' ? d : withoutSealed(d));
+        return { exists: true, ...event.data, ...(state.secretDigest ? { secretDigest: keep(state.secretDigest) } : {}), ...(state.previousSecret ? { previousSecret: { ...state.previousSecret, digest: keep(state.previousSecret.digest) } } : {}), ...roles };
       }
       case 'ClientRoleAssigned':
         return state.exists ? { ...state, roles: [...(state.roles ?? []), event.data.roleId] } : state;

@@ -3,10 +3,12 @@ import type { SigningAlg } from '../tenant/tenant.events.js';
 import type { ClientJwks } from './client-jwks.js';
 
 export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
-export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt'
+  // client_secret_jwt (RFC 7523 §2.2 with an HMAC, OpenID Connect Core §9)
+  | 'client_secret_jwt';
 
-/** The methods that authenticate with a client secret (the server keeps only its digest). */
-export const SECRET_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post'];
+/** The methods that authenticate with a client secret (the server keeps its digest; for client_secret_jwt also the secret, sealed). */
+export const SECRET_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', /* client_secret_jwt */ 'client_secret_jwt'];
 
 /** A public JWK, as registered in a client's `jwks` (RFC 7517 §4). */
 export type PublicJwk = Record<string, unknown> & { kty: string };
@@ -19,6 +21,11 @@ export type PublicJwk = Record<string, unknown> & { kty: string };
 export interface SecretDigest {
   scheme: 'hmac-sha256' | 'sha256';
   hash: string;
+  /**
+   * client_secret_jwt only: the secret itself, sealed with the key-encryption key for its tenant
+   * and client (checking an HMAC needs it; ClientSecrets), never usable from the log alone.
+   */
+  sealed?: string;
 }
 
 /** Client metadata as registered (RFC 7591 names, camelCase here). The secret is only ever a digest. */
@@ -39,6 +46,8 @@ export interface ClientRegistration {
   // The client's public keys (RFC 7591 §2 `jwks`): what its client assertions (private_key_jwt,
   // RFC 7523) and its request objects (JAR, RFC 9101) are verified with.
   jwks?: ClientJwks;
+  // jwks_uri (RFC 7591 §2): where its JWK Set is fetched from instead of `jwks` (never both).
+  jwksUri?: string;
   // private_key_jwt: the one alg its assertions use.
   tokenEndpointAuthSigningAlg?: string;
   // DPoP (RFC 9449 §5.2): every access token of this client is DPoP-bound.

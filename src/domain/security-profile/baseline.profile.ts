@@ -5,7 +5,7 @@ export const BASELINE: SecurityProfileRules = {
   requirePushedRequests: false,
   codeChallengeMethods: ['S256', 'plain'],
   requireDpop: false,
-  clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+  clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none', /* client_secret_jwt */ 'client_secret_jwt'],
   assertionAudience: 'issuer-or-endpoint',
   jwsAlgs: undefined,
   rotateRefreshTokens: true,

@@ -11,7 +11,7 @@ export interface SecurityProfileRules {
   /** RFC 9449: every token request carries a DPoP proof, so every access token is sender-constrained. */
   requireDpop: boolean;
   /** The client authentication methods accepted at /token, /par, /introspect and /revoke (`none` is a public client). */
-  clientAuthMethods: readonly ('client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none')[];
+  clientAuthMethods: readonly ('client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none' | /* client_secret_jwt */ 'client_secret_jwt')[];
   /** What a client assertion's `aud` may be: the issuer alone, or also the token endpoint and the endpoint it is sent to. */
   assertionAudience: 'issuer' | 'issuer-or-endpoint';
   /** JWS algs accepted and used (ID tokens, JARM, access tokens, assertions, request objects, DPoP); undefined: every alg the server supports. */

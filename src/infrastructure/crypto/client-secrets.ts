@@ -1,4 +1,4 @@
-import type { SecretDigest } from '../../domain/client/client.events.js';
+import type { SecretDigest, TokenEndpointAuthMethod } from '../../domain/client/client.events.js';
 import { constantTimeEqual, randomToken, sha256 } from './hashing.js';
 import type { KeyEncryption } from './key-encryption.js';
 
@@ -11,13 +11,37 @@ import type { KeyEncryption } from './key-encryption.js';
 export class ClientSecrets {
   private readonly hmac: (value: string) => string;
 
-  constructor(keys: KeyEncryption) {
+  constructor(private readonly keys: KeyEncryption) {
     this.hmac = keys.keyedHasher('client secret');
   }
 
-  /** 256 random bits (base64url), for a client registered without a secret of its own. */
-  generate(): string {
-    return randomToken(32);
+  /**
+   * 256 random bits (base64url), for a client registered without a secret of its own; 512 for
+   * a client_secret_jwt client, whose secret is the HMAC key itself and must be as long as
+   * HS512's hash output (RFC 7518 §3.2).
+   */
+  generate(method?: TokenEndpointAuthMethod): string {
+    return randomToken(method === 'client_secret_jwt' ? 64 : 32);
+  }
+
+  /**
+   * How a client's new secret is kept: its digest, and for a client_secret_jwt client the secret
+   * itself sealed for its tenant and client (a sealed secret copied to another client does not
+   * open), since checking an assertion's HMAC needs it.
+   */
+  keep(tenantId: string, clientId: string, secret: string, method: TokenEndpointAuthMethod): SecretDigest {
+    const digest = this.digest(tenantId, clientId, secret);
+    return method === 'client_secret_jwt' ? { ...digest, sealed: this.keys.seal('client-secret', secret, sealContext(tenantId, clientId)) } : digest;
+  }
+
+  /** The secret a client_secret_jwt client's digest keeps sealed, or undefined (none, or it does not open here). */
+  open(tenantId: string, clientId: string, stored: SecretDigest | undefined): string | undefined {
+    if (!stored?.sealed) return undefined;
+    try {
+      return this.keys.open('client-secret', stored.sealed, sealContext(tenantId, clientId));
+    } catch {
+      return undefined;
+    }
   }
 
   digest(tenantId: string, clientId: string, secret: string): SecretDigest {
@@ -40,3 +64,4 @@ export class ClientSecrets {
 
 // Client ids exclude '\n' (client.decider.ts) and tenant ids too, so the input splits one way only.
 const input = (tenantId: string, clientId: string, secret: string) => `${tenantId}\n${clientId}\n${secret}`;
+const sealContext = (tenantId: string, clientId: string) => `${tenantId}\n${clientId}`;
