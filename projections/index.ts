@@ -9,6 +9,7 @@ import { resourcesProjection } from './resources.projection.js';
 import { rolesProjection } from './roles.projection.js';
 import { scopesProjection } from './scopes.projection.js';
 import { sessionsProjection } from './sessions.projection.js';
+import { ssfStreamsProjection } from './ssf-streams.projection.js';
 import { systemSettingsProjection } from './system-settings.projection.js';
 import { tenantsProjection } from './tenants.projection.js';
 import { tokenHistoryProjection } from './token-history.projection.js';
@@ -33,4 +34,6 @@ export const allProjections: readonly Projection<any>[] = [
   themesProjection,
   formsProjection,
   backchannelSessionsProjection,
+  // Shared Signals transmitter.
+  ssfStreamsProjection,
 ];
