@@ -6,6 +6,7 @@ import { EdgeModule } from './edge/edge.module.js';
 import { FeedModule } from './feed/feed.module.js';
 import { InfrastructureModule } from './infrastructure/nest/infrastructure.module.js';
 import { SharedModule } from './shared/shared.module.js';
+import { SsfModule } from './ssf/ssf.module.js';
 
-@Module({ imports: [InfrastructureModule, SharedModule, AuthModule, CentralModule, EdgeModule, DeliveryModule, FeedModule] })
+@Module({ imports: [InfrastructureModule, SharedModule, AuthModule, CentralModule, EdgeModule, DeliveryModule, FeedModule, SsfModule] })
 export class AppModule {}
