@@ -6,6 +6,7 @@ import { OncePerMinute } from '../shared/failure-budget.js';
 import { PollController } from './poll.controller.js';
 import { SecurityEventTokens } from './security-event-tokens.js';
 import { SetStore } from './set-store.js';
+import { SetTargets } from './set-targets.js';
 import { SsfAccess } from './ssf-access.js';
 import { SsfFollower } from './ssf-follower.js';
 import { SsfMetadataController } from './ssf-metadata.controller.js';
@@ -19,7 +20,7 @@ import { StreamsController } from './streams.controller.js';
 @Module({
   imports: [AuthModule],
   controllers: [SsfMetadataController, StreamsController, PollController],
-  providers: [AdminTokens, CommandPath, SsfAccess, SsfStreams, SetStore, SecurityEventTokens, SsfFollower],
+  providers: [AdminTokens, CommandPath, SsfAccess, SsfStreams, SetStore, SetTargets, SecurityEventTokens, SsfFollower],
 })
 export class SsfModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('SharedSignals');
