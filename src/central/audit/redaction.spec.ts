@@ -17,4 +17,10 @@ describe('audit redaction', () => {
     expect(redacted(nested)).toEqual({ a: [{ passwordHash: WITHHELD }], b: { c: { encryptedPrivateKey: WITHHELD } } });
     expect(nested.a[0].passwordHash).toBe('h');
   });
+
+  // Shared Signals: a push stream's sealed Authorization header.
+  it("withholds a push stream's sealed Authorization header", () => {
+    const stream = { tenantId: 't', streamId: 's', delivery: { method: 'urn:ietf:rfc:8935', endpointUrl: 'https://r/x', authorizationSealed: 'v2.sealed' } };
+    expect(redacted(stream)).toEqual({ ...stream, delivery: { ...stream.delivery, authorizationSealed: WITHHELD } });
+  });
 });
