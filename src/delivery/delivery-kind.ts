@@ -23,6 +23,9 @@ export function outcomeTypes(prefix: string): OutcomeTypes {
 
 export type Outcome = 'delivered' | 'failed' | 'dead';
 
+/** Whether a delivery is attempted now: `send`; `hold`: stored as held until its kind releases it; `drop`: its receiver is gone, it is removed. */
+export type Gate = 'send' | 'hold' | 'drop';
+
 /**
  * What one kind of message (`backchannel_logout`, `webhook`, `ssf_push`, ...) adds to the
  * shared delivery machinery: the request of each attempt, the events its outcomes are recorded
@@ -41,8 +44,10 @@ export interface DeliveryKind<D extends object = object> {
   outcomeFields(d: Delivery<D>): Record<string, unknown>;
   /** The kind's fields in the admin API's representation of a delivery (wire names). */
   represent(d: Delivery<D>): Record<string, unknown>;
-  /** Called once an outcome is recorded (durably), e.g. to pause a receiver that keeps failing. Errors are logged, not retried. */
-  afterOutcome?(d: Delivery<D>, outcome: Outcome): Promise<void>;
+  /** Asked before each attempt (absent: always `send`), e.g. so that a paused receiver is sent nothing. */
+  gate?(d: Delivery<D>): Promise<Gate>;
+  /** Called once an outcome is recorded (durably; `position` of its event in the log), e.g. to pause a receiver that keeps failing. Errors are logged, not retried. */
+  afterOutcome?(d: Delivery<D>, outcome: Outcome, position: number): Promise<void>;
 }
 
 /**

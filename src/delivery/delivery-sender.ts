@@ -91,7 +91,7 @@ export class DeliverySender {
   /** Takes a pending delivery, to attempt once its `nextAttemptAt` has come. */
   enqueue(d: Delivery): void {
     const key = deliveryKey(d.tenantId, d.deliveryId);
-    if (this.deliveries.has(key)) return;
+    if (d.status !== 'pending' || this.deliveries.has(key)) return;
     this.deliveries.set(key, d);
     this.waiting.push(d.nextAttemptAt, key);
     this.schedulePump();
@@ -161,6 +161,7 @@ export class DeliverySender {
       this.deliveries.delete(key);
       return;
     }
+    if (kind.gate && !(await this.passes(kind, key, d))) return;
     const outcome = await this.post(kind, d);
     release();
     const nowDate = this.clock.now();
@@ -190,11 +191,11 @@ export class DeliverySender {
         next = { ...base, status: 'pending', nextAttemptAt: at };
       }
     }
-    let recorded = false;
+    let recorded: number | undefined;
     try {
-      await this.events.append(kind.outcomeStream(d), [{ id: randomUUID(), type: event.type, data: event.data, metadata: { tenantId: d.tenantId, actor: 'system', correlationId: d.deliveryId, causationId: d.causeEventId, occurredAt: nowDate.toISOString(), schemaVersion: 1 } }], 'any');
+      const { position } = await this.events.append(kind.outcomeStream(d), [{ id: randomUUID(), type: event.type, data: event.data, metadata: { tenantId: d.tenantId, actor: 'system', correlationId: d.deliveryId, causationId: d.causeEventId, occurredAt: nowDate.toISOString(), schemaVersion: 1 } }], 'any');
       await this.store.save(next ?? base, next === undefined);
-      recorded = true;
+      recorded = position;
     } catch (error) {
       // The outcome could not be recorded: the attempt counts for nothing and is made again
       // (a receiver may get the message twice, which at-least-once allows).
@@ -207,9 +208,38 @@ export class DeliverySender {
     } else {
       this.deliveries.delete(key);
     }
-    if (recorded && kind.afterOutcome) {
-      await kind.afterOutcome(next ?? base, result).catch((error: Error) => this.logger?.(`${d.kind} delivery ${d.deliveryId}: after ${result}: ${error.message}`));
+    if (recorded !== undefined && kind.afterOutcome) {
+      await kind.afterOutcome(next ?? base, result, recorded).catch((error: Error) => this.logger?.(`${d.kind} delivery ${d.deliveryId}: after ${result}: ${error.message}`));
     }
+  }
+
+  /**
+   * Whether the kind lets the delivery be attempted now. One it holds is stored as held and
+   * leaves the queue; the gate is asked again after, so that a release the kind made while it
+   * was being stored (it found no held delivery yet) does not leave it held.
+   */
+  private async passes(kind: DeliveryKind, key: string, d: Delivery): Promise<boolean> {
+    try {
+      const gate = await kind.gate!(d);
+      if (gate === 'send') return true;
+      this.deliveries.delete(key);
+      if (gate === 'drop') {
+        await this.store.save(d, true);
+        return false;
+      }
+      await this.store.save({ ...d, status: 'held', updatedAt: this.clock.now().toISOString() });
+      if ((await kind.gate!(d)) === 'send') {
+        const again: Delivery = { ...d, status: 'pending', nextAttemptAt: this.clock.now().getTime() };
+        await this.store.save(again);
+        this.enqueue(again);
+      }
+    } catch (error) {
+      this.logger?.(`${d.kind} delivery ${d.deliveryId}: not attempted, retrying: ${(error as Error).message}`);
+      const later: Delivery = { ...d, nextAttemptAt: this.clock.now().getTime() + this.settings.firstRetryMs };
+      this.deliveries.set(key, later);
+      this.waiting.push(later.nextAttemptAt, key);
+    }
+    return false;
   }
 
   /** One POST of the request the kind renders now: never following a redirect, within the timeout. */

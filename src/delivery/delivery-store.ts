@@ -21,7 +21,8 @@ export interface Delivery<D extends object = object> {
   /** The domain event that made it (`SessionRevoked`, `UserDisabled`, ...) and its id. */
   cause: string;
   causeEventId: string;
-  status: 'pending' | 'dead';
+  /** `held`: its kind holds it (a paused receiver) until it releases it. */
+  status: 'pending' | 'dead' | 'held';
   attempts: number;
   /** Milliseconds since the epoch (the server's clock). */
   firstAttemptAt?: number;
@@ -100,6 +101,11 @@ export class DeliveryStore {
 
   async pending(): Promise<Delivery[]> {
     return strip(await this.reads.find<Delivery>(DELIVERIES, { status: 'pending' }));
+  }
+
+  /** A receiver's held deliveries. */
+  async held(tenantId: string, kind: string, receiverId: string): Promise<Delivery[]> {
+    return strip(await this.reads.find<Delivery>(DELIVERIES, { tenantId, kind, receiverId, status: 'held' }));
   }
 
   /** A tenant's dead letters, of one kind (and one receiver) when given. */

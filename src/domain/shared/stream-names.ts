@@ -26,4 +26,6 @@ export const streams = {
   locale: (tenantId: string, tag: string) => `locale-${tenantId}.${tag}`,
   theme: (tenantId: string) => `theme-${tenantId}`,
   form: (tenantId: string, form: string) => `form-${tenantId}.${form}`,
+  // Webhooks: one subscription.
+  webhook: (tenantId: string, subscriptionId: string) => `webhook-${tenantId}.${subscriptionId}`,
 };
