@@ -15,6 +15,7 @@ import { tenantsProjection } from './tenants.projection.js';
 import { tokenHistoryProjection } from './token-history.projection.js';
 import { tokensProjection } from './tokens.projection.js';
 import { usersProjection } from './users.projection.js';
+import { webhookSubscriptionsProjection } from './webhook-subscriptions.projection.js';
 
 /** Every view the server keeps, in one list for the runner and for rebuilds. */
 export const allProjections: readonly Projection<any>[] = [
@@ -34,6 +35,8 @@ export const allProjections: readonly Projection<any>[] = [
   themesProjection,
   formsProjection,
   backchannelSessionsProjection,
+  // Webhooks.
+  webhookSubscriptionsProjection,
   // Shared Signals transmitter.
   ssfStreamsProjection,
 ];

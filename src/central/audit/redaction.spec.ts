@@ -8,6 +8,8 @@ describe('audit redaction', () => {
     expect(redacted(key)).toEqual({ ...key, encryptedPrivateKey: WITHHELD });
     const client = { clientId: 'web', secretDigest: { scheme: 'hmac-sha256', hash: 'abc' }, redirectUris: ['https://x/cb'] };
     expect(redacted(client)).toEqual({ ...client, secretDigest: { scheme: 'hmac-sha256', hash: WITHHELD } });
+    const webhook = { tenantId: 't', subscriptionId: 'w', url: 'https://x/hook', sealedSecret: 'v1.sealed' };
+    expect(redacted(webhook)).toEqual({ ...webhook, sealedSecret: WITHHELD });
     const rotated = { refreshHash: 'sha256:x', fromHash: 'sha256:a', toHash: 'sha256:b', codeHash: 'sha256:c', cookieHash: 'sha256:d' };
     expect(redacted(rotated)).toEqual(rotated);
   });
