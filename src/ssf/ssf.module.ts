@@ -2,8 +2,10 @@ import { type BeforeApplicationShutdown, Inject, Logger, Module, type OnApplicat
 import { AuthModule } from '../auth/auth.module.js';
 import { AdminTokens } from '../central/auth/admin-tokens.js';
 import { CommandPath } from '../central/command-path.js';
+import { DeliveryModule } from '../delivery/delivery.module.js';
 import { OncePerMinute } from '../shared/failure-budget.js';
 import { PollController } from './poll.controller.js';
+import { SsfPushKind } from './push-delivery.js';
 import { SecurityEventTokens } from './security-event-tokens.js';
 import { SetStore } from './set-store.js';
 import { SetTargets } from './set-targets.js';
@@ -15,12 +17,13 @@ import { StreamsController } from './streams.controller.js';
 
 /**
  * The Shared Signals Framework 1.0 transmitter: metadata, stream management for receivers, and
- * Security Event Tokens (CAEP, RISC, SSF verification) from the log, delivered by poll (RFC 8936).
+ * Security Event Tokens (CAEP, RISC, SSF verification) from the log, delivered by poll (RFC 8936)
+ * or pushed (RFC 8935) with the shared delivery machinery.
  */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, DeliveryModule],
   controllers: [SsfMetadataController, StreamsController, PollController],
-  providers: [AdminTokens, CommandPath, SsfAccess, SsfStreams, SetStore, SetTargets, SecurityEventTokens, SsfFollower],
+  providers: [AdminTokens, CommandPath, SsfAccess, SsfStreams, SetStore, SetTargets, SecurityEventTokens, SsfFollower, SsfPushKind],
 })
 export class SsfModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('SharedSignals');

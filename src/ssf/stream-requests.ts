@@ -19,7 +19,7 @@ const MAX_AUTHORIZATION = 4096;
 const STATUSES: readonly StreamStatus[] = ['enabled', 'paused', 'disabled'];
 
 /** The delivery methods streams may use (metadata `delivery_methods_supported`). */
-export const DELIVERY_METHODS_SUPPORTED: readonly string[] = [POLL_METHOD];
+export const DELIVERY_METHODS_SUPPORTED: readonly string[] = [PUSH_METHOD, POLL_METHOD];
 
 type Body = Record<string, unknown>;
 
@@ -80,7 +80,7 @@ function delivery(value: unknown, pollEndpoint: string | undefined): { method: t
     if (d.authorization_header !== undefined) throw new InvalidRequest('delivery.authorization_header applies to push delivery only');
     return { method: POLL_METHOD };
   }
-  if (d.method !== PUSH_METHOD || !DELIVERY_METHODS_SUPPORTED.includes(PUSH_METHOD)) throw new InvalidRequest(`delivery.method must be one of ${DELIVERY_METHODS_SUPPORTED.join(', ')}`);
+  if (d.method !== PUSH_METHOD) throw new InvalidRequest(`delivery.method must be one of ${DELIVERY_METHODS_SUPPORTED.join(', ')}`);
   const url = text(d.endpoint_url, 'delivery.endpoint_url', 2048);
   try {
     validateLogoutUri(url, 'delivery.endpoint_url');
