@@ -9,11 +9,13 @@ import { resourcesProjection } from './resources.projection.js';
 import { rolesProjection } from './roles.projection.js';
 import { scopesProjection } from './scopes.projection.js';
 import { sessionsProjection } from './sessions.projection.js';
+import { ssfStreamsProjection } from './ssf-streams.projection.js';
 import { systemSettingsProjection } from './system-settings.projection.js';
 import { tenantsProjection } from './tenants.projection.js';
 import { tokenHistoryProjection } from './token-history.projection.js';
 import { tokensProjection } from './tokens.projection.js';
 import { usersProjection } from './users.projection.js';
+import { webhookSubscriptionsProjection } from './webhook-subscriptions.projection.js';
 
 /** Every view the server keeps, in one list for the runner and for rebuilds. */
 export const allProjections: readonly Projection<any>[] = [
@@ -33,4 +35,8 @@ export const allProjections: readonly Projection<any>[] = [
   themesProjection,
   formsProjection,
   backchannelSessionsProjection,
+  // Webhooks.
+  webhookSubscriptionsProjection,
+  // Shared Signals transmitter.
+  ssfStreamsProjection,
 ];

@@ -12,10 +12,13 @@ export type AdminScope = (typeof ADMIN_SCOPES)[number];
  * registration alone.
  */
 export function restrictedForUsers(scope: string): boolean {
-  return (ADMIN_SCOPES as readonly string[]).includes(scope) || scope === FEED_SCOPE;
+  return (ADMIN_SCOPES as readonly string[]).includes(scope) || scope === FEED_SCOPE || scope === SSF_SCOPE;
 }
 
 /** The event feed's scope (`{issuer}/events`): restricted like the admin scopes, and honoured on a client's own token only. */
 export const FEED_SCOPE = 'events:read';
+
+/** Shared Signals: a receiver's scope to manage its streams and poll them; restricted like the feed's, on a client's own token only. */
+export const SSF_SCOPE = 'ssf:manage';
 
 export const STANDARD_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'azp', ...RELEASABLE_CLAIMS];

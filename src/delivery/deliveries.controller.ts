@@ -3,18 +3,17 @@ import type { FastifyRequest } from 'fastify';
 import { AdminGuard, RequireScope } from '../central/auth/admin.guard.js';
 import { pageOf, pageQuery } from '../central/http/paging.js';
 import { problems } from '../central/http/problem.js';
-import { BackchannelSender } from './backchannel-sender.js';
+import { DeliveryKinds } from './delivery-kind.js';
+import { DeliverySender } from './delivery-sender.js';
 import { type Delivery, DeliveryStore } from './delivery-store.js';
 
-/** A delivery as the admin API shows it: never a token (none is kept). */
-function representation(d: Delivery): Record<string, unknown> {
+/** A delivery as the admin API shows it: its kind's fields, never a token or a secret (none is kept). */
+function representation(kinds: DeliveryKinds, d: Delivery): Record<string, unknown> {
   return {
     id: d.deliveryId,
+    kind: d.kind,
     status: d.status,
-    client_id: d.clientId,
-    sid: d.sessionId,
-    sub: d.userId,
-    backchannel_logout_uri: d.uri,
+    ...(kinds.get(d.kind)?.represent(d) ?? {}),
     cause: d.cause,
     attempts: d.attempts,
     ...(d.lastStatus !== undefined ? { last_status: d.lastStatus } : {}),
@@ -25,13 +24,14 @@ function representation(d: Delivery): Record<string, unknown> {
   };
 }
 
-/** `{issuer}/configuration/deliveries`: back-channel logout deliveries whose retries ran out, and their redelivery. */
+/** `{issuer}/configuration/deliveries`: deliveries of every kind whose retries ran out, and their redelivery. */
 @Controller(':tenant/configuration/deliveries')
 @UseGuards(AdminGuard)
 export class DeliveriesController {
   constructor(
     @Inject(DeliveryStore) private readonly store: DeliveryStore,
-    @Inject(BackchannelSender) private readonly sender: BackchannelSender,
+    @Inject(DeliverySender) private readonly sender: DeliverySender,
+    @Inject(DeliveryKinds) private readonly kinds: DeliveryKinds,
   ) {}
 
   @Get('dead-letters')
@@ -39,7 +39,7 @@ export class DeliveriesController {
   async deadLetters(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<unknown> {
     const { limit, after } = pageQuery(req.query, []);
     const docs = await this.store.deadLetters(tenantId, limit + 1, after);
-    return pageOf(docs, limit, (d) => d.deliveryId, representation);
+    return pageOf(docs, limit, (d) => d.deliveryId, (d) => representation(this.kinds, d));
   }
 
   @Get('dead-letters/:id')
@@ -47,7 +47,7 @@ export class DeliveriesController {
   async deadLetter(@Param('tenant') tenantId: string, @Param('id') id: string): Promise<unknown> {
     const d = await this.store.get(tenantId, id);
     if (!d || d.status !== 'dead') throw problems.notFound('no such dead letter');
-    return representation(d);
+    return representation(this.kinds, d);
   }
 
   /** The delivery starts over at once, with a fresh retry window; its outcome is in the log like any other. */
@@ -57,6 +57,6 @@ export class DeliveriesController {
   async redeliver(@Param('tenant') tenantId: string, @Param('id') id: string): Promise<unknown> {
     const d = await this.store.get(tenantId, id);
     if (!d || d.status !== 'dead') throw problems.notFound('no such dead letter');
-    return representation(await this.sender.redeliver(d));
+    return representation(this.kinds, await this.sender.redeliver(d));
   }
 }

@@ -2,8 +2,8 @@ import { deliverySettings, retryDelay } from './delivery-settings.js';
 import { DueHeap } from './due-heap.js';
 
 describe('delivery settings', () => {
-  it('defaults to a 5 s timeout, a first retry after about a second, delays up to 5 minutes, an hour of retries, 4 POSTs per receiver', () => {
-    expect(deliverySettings({})).toEqual({ timeoutMs: 5000, firstRetryMs: 1000, maxRetryDelayMs: 300_000, retryWindowMs: 3_600_000, perReceiver: 4 });
+  it('defaults to a 5 s timeout, a first retry after about a second, delays up to 5 minutes, an hour of retries, 4 POSTs per receiver; webhooks paused after 5 dead letters in a row, replays of up to 10,000 events', () => {
+    expect(deliverySettings({})).toEqual({ timeoutMs: 5000, firstRetryMs: 1000, maxRetryDelayMs: 300_000, retryWindowMs: 3_600_000, perReceiver: 4, webhookPauseAfter: 5, webhookReplayMax: 10_000 });
   });
 
   it('refuses a setting that is not a whole number in range', () => {

@@ -1,4 +1,4 @@
-/** How logout tokens are delivered (every variable is in the README's configuration table). */
+/** How messages are delivered (every variable is in the README's configuration table). */
 export interface DeliverySettings {
   /** How long one POST may take, in milliseconds. */
   timeoutMs: number;
@@ -10,6 +10,10 @@ export interface DeliverySettings {
   retryWindowMs: number;
   /** POSTs to one receiver (scheme, host and port) in flight at once. */
   perReceiver: number;
+  /** Webhooks: dead letters in a row (none delivered between) that pause a subscription. */
+  webhookPauseAfter: number;
+  /** Webhooks: the most events one replay request sends again. */
+  webhookReplayMax: number;
 }
 
 function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
@@ -26,6 +30,8 @@ export function deliverySettings(env: NodeJS.ProcessEnv = process.env): Delivery
     maxRetryDelayMs: whole(env, 'DELIVERY_MAX_RETRY_DELAY', 300, 1) * 1000,
     retryWindowMs: whole(env, 'DELIVERY_RETRY_WINDOW', 3600, 1) * 1000,
     perReceiver: whole(env, 'DELIVERY_CONCURRENCY_PER_RECEIVER', 4, 1),
+    webhookPauseAfter: whole(env, 'WEBHOOK_PAUSE_AFTER_DEAD_LETTERS', 5, 1),
+    webhookReplayMax: whole(env, 'WEBHOOK_REPLAY_MAX', 10000, 1),
   };
 }
 

@@ -2,22 +2,27 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type DocumentWrite, READ_STORE, type ReadStore } from '../infrastructure/read-store/read-store.port.js';
 
 /**
- * One logout token to deliver to one client for one ended session. Kept in the read store
- * (view `backchannel_deliveries`) from the moment the follower read the event that ended the
- * session until the receiver took it; a dead letter stays until it is redelivered. Never the
- * token: it is signed anew at each attempt.
+ * One message of one kind (`backchannel_logout`, `webhook`, ...) to deliver to one receiver.
+ * Kept in the read store from the moment a follower read the event that made it until the
+ * receiver took it; a dead letter stays until it is redelivered. Never the message itself when
+ * it is a credential: the kind's renderer makes it anew at each attempt.
  */
-export interface Delivery {
+export interface Delivery<D extends object = object> {
   tenantId: string;
   deliveryId: string;
-  clientId: string;
-  sessionId: string;
-  userId: string;
+  /** Which renderer makes its requests (`DeliveryKind.kind`). */
+  kind: string;
+  /** The registration it is delivered for (a client for logout tokens, a subscription for webhooks): what the admin API filters by. */
+  receiverId: string;
+  /** Where it is sent; its origin is the receiver whose queue and concurrency it shares. */
   uri: string;
-  /** The domain event that ended the session (`SessionRevoked`, `UserDisabled`, ...) and its id. */
+  /** What the kind needs to render it. */
+  data: D;
+  /** The domain event that made it (`SessionRevoked`, `UserDisabled`, ...) and its id. */
   cause: string;
   causeEventId: string;
-  status: 'pending' | 'dead';
+  /** `held`: its kind holds it (a paused receiver) until it releases it. */
+  status: 'pending' | 'dead' | 'held';
   attempts: number;
   /** Milliseconds since the epoch (the server's clock). */
   firstAttemptAt?: number;
@@ -28,29 +33,32 @@ export interface Delivery {
   updatedAt: string;
 }
 
+/** Every kind's deliveries (the view's name is from when logout tokens were the only kind). */
 const DELIVERIES = 'backchannel_deliveries';
-/** The follower's checkpoint alone (its documents are none): moved in the same commit as the deliveries it creates. */
-const FOLLOWER = 'backchannel_follower';
 
 export const deliveryKey = (tenantId: string, deliveryId: string) => `${tenantId}/${deliveryId}`;
 
-/** The durable state of back-channel delivery: the deliveries not yet taken, and the follower's checkpoint. */
+/** The durable state of delivery: the deliveries not yet taken, and each follower's checkpoint. */
 @Injectable()
 export class DeliveryStore {
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
 
-  async prepare(): Promise<number> {
-    await this.reads.prepareView(DELIVERIES, 1, [{ fields: ['status'] }, { fields: ['tenantId', 'status'] }]);
-    await this.reads.prepareView(FOLLOWER, 1, []);
-    return (await this.reads.viewState(FOLLOWER))?.position ?? 0;
+  async prepare(): Promise<void> {
+    await this.reads.prepareView(DELIVERIES, 1, [{ fields: ['status'] }, { fields: ['tenantId', 'status'] }, { fields: ['tenantId', 'kind', 'receiverId', 'status'] }]);
+  }
+
+  /** A follower's checkpoint (a view of no documents, moved in the same commit as the deliveries it creates). */
+  async checkpoint(follower: string): Promise<number> {
+    await this.reads.prepareView(follower, 1, []);
+    return (await this.reads.viewState(follower))?.position ?? 0;
   }
 
   /** Records new deliveries and the follower's position in one atomic step: a crash leaves both or neither. */
-  async created(deliveries: readonly Delivery[], position: number): Promise<void> {
+  async created(deliveries: readonly Delivery[], follower: string, position: number): Promise<void> {
     const writes = deliveries.map((d) => ({ id: deliveryKey(d.tenantId, d.deliveryId), doc: { ...d }, position }));
     await this.reads.commitAll([
       { view: DELIVERIES, writes, checkpoint: 0 },
-      { view: FOLLOWER, writes: [], checkpoint: position },
+      { view: follower, writes: [], checkpoint: position },
     ]);
   }
 
@@ -95,9 +103,15 @@ export class DeliveryStore {
     return strip(await this.reads.find<Delivery>(DELIVERIES, { status: 'pending' }));
   }
 
-  async deadLetters(tenantId: string, limit: number, afterId?: string): Promise<Delivery[]> {
+  /** A receiver's held deliveries. */
+  async held(tenantId: string, kind: string, receiverId: string): Promise<Delivery[]> {
+    return strip(await this.reads.find<Delivery>(DELIVERIES, { tenantId, kind, receiverId, status: 'held' }));
+  }
+
+  /** A tenant's dead letters, of one kind (and one receiver) when given. */
+  async deadLetters(tenantId: string, limit: number, afterId?: string, filter: { kind?: string; receiverId?: string } = {}): Promise<Delivery[]> {
     const prefix = deliveryKey(tenantId, '');
-    const docs = await this.reads.find<Delivery>(DELIVERIES, { tenantId, status: 'dead' }, { idPrefix: prefix, ...(afterId !== undefined ? { afterId: prefix + afterId } : {}), sortBy: '_id', limit });
+    const docs = await this.reads.find<Delivery>(DELIVERIES, { tenantId, ...filter, status: 'dead' }, { idPrefix: prefix, ...(afterId !== undefined ? { afterId: prefix + afterId } : {}), sortBy: '_id', limit });
     return strip(docs);
   }
 
@@ -107,6 +121,14 @@ export class DeliveryStore {
   }
 }
 
-function strip(docs: Array<Delivery & { _id: string; _position: number }>): Delivery[] {
-  return docs.map(({ _id, _position, ...d }) => d as Delivery);
+type Stored = Delivery & { _id: string; _position: number };
+
+/** Without the store's own fields; a record from before kinds existed is a logout token's, its fields at the top. */
+function strip(docs: readonly Stored[]): Delivery[] {
+  return docs.map(({ _id, _position, ...d }) => (d.kind === undefined ? upcastLogout(d) : d));
+}
+
+function upcastLogout(d: Omit<Stored, '_id' | '_position'>): Delivery {
+  const { clientId, sessionId, userId, ...rest } = d as unknown as Delivery & { clientId: string; sessionId: string; userId: string };
+  return { ...rest, kind: 'backchannel_logout', receiverId: clientId, data: { clientId, sessionId, userId } };
 }

@@ -5,7 +5,7 @@ import { signJwt } from '../infrastructure/crypto/jws.js';
 import { KeyRing } from '../infrastructure/crypto/key-ring.js';
 import { Clock } from '../infrastructure/nest/clock.js';
 import { Directory } from '../shared/directory.js';
-import type { Delivery } from './delivery-store.js';
+import type { LogoutDeliveryData } from './backchannel-delivery.js';
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
@@ -24,15 +24,15 @@ export class LogoutTokens {
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async sign(d: Delivery): Promise<string> {
-    const tenant = await this.directory.tenant(d.tenantId);
-    if (!tenant) throw new NoLogoutToken(`tenant ${d.tenantId} no longer exists`);
-    const key = await this.keys.signingKey(d.tenantId, tenant.signingAlg as SigningAlg);
+  async sign(tenantId: string, d: LogoutDeliveryData): Promise<string> {
+    const tenant = await this.directory.tenant(tenantId);
+    if (!tenant) throw new NoLogoutToken(`tenant ${tenantId} no longer exists`);
+    const key = await this.keys.signingKey(tenantId, tenant.signingAlg as SigningAlg);
     const iat = this.clock.seconds();
     // §2.4: iss, aud, iat, exp, jti, events, and sid and/or sub; a nonce is prohibited. The
     // session is always known here, so `sid` is always sent (whether or not the client requires it).
     const claims = {
-      iss: this.directory.issuer(d.tenantId),
+      iss: this.directory.issuer(tenantId),
       sub: d.userId,
       aud: d.clientId,
       iat,

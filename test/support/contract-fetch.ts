@@ -18,6 +18,7 @@ const GROUPS: Array<[RegExp, OpenApiGroup]> = [
   [/^\/configuration\//, 'central'],
   [/^\/users\/registrations$/, 'central'],
   [/^\/events$/, 'events'],
+  [/^\/(\.well-known\/ssf-configuration|ssf\/(stream|status|subjects\/add|subjects\/remove|verify|poll\/[^/]+))$/, 'ssf'],
 ];
 
 /**
@@ -42,7 +43,9 @@ export class ContractFetch {
     const root = /^\/configuration\/(tenants|system-settings)(\/|$)/.test(url.pathname);
     const rel = /^\/\.well-known\/oauth-authorization-server\/[^/]+$/.test(url.pathname)
       ? '/.well-known/oauth-authorization-server'
-      : root
+      : /^\/\.well-known\/ssf-configuration\/[^/]+$/.test(url.pathname)
+        ? '/.well-known/ssf-configuration'
+        : root
         ? url.pathname
         : url.pathname.replace(/^\/[^/]+/, '');
     const group = GROUPS.find(([re]) => re.test(rel))?.[1];

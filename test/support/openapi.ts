@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 
 /** The endpoint groups, one document each. */
-export const OPENAPI_GROUPS = ['authorize', 'par', 'device', 'token', 'introspect', 'revoke', 'userinfo', 'logout', 'jwks', 'metadata', 'edge', 'central', 'events'] as const;
+export const OPENAPI_GROUPS = ['authorize', 'par', 'device', 'token', 'introspect', 'revoke', 'userinfo', 'logout', 'jwks', 'metadata', 'edge', 'central', 'events', 'ssf'] as const;
 export type OpenApiGroup = (typeof OPENAPI_GROUPS)[number];
 
 /** Directory holding the documents. */

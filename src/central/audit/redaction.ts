@@ -3,13 +3,13 @@
  * form (rule 3), but a few values are kept for the server's own checks and are worth nothing to
  * an auditor while being worth something to an attacker: a password's scrypt hash (a target for
  * offline guessing), a signing key's sealed private half (one leaked key-encryption key from
- * being a signing key), and a client secret's digest (with a client_secret_jwt client's sealed secret). Their presence is shown, not their value.
+ * being a signing key), a webhook's sealed secret (likewise), and a client secret's digest (with a client_secret_jwt client's sealed secret). Their presence is shown, not their value.
  * Hashes of codes, refresh tokens and cookies stay: they are digests of 256-bit random values,
  * and they let an auditor follow a token through its rotations.
  */
 export const WITHHELD = '[withheld]';
 
-const WITHHELD_FIELDS = new Set(['passwordHash', 'encryptedPrivateKey']);
+const WITHHELD_FIELDS = new Set(['passwordHash', 'encryptedPrivateKey', 'sealedSecret', /* Shared Signals push */ 'authorizationSealed']);
 
 /** `data` with the fields above replaced by WITHHELD, wherever they are; the input is not changed. */
 export function redacted(data: unknown): unknown {

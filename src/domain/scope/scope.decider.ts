@@ -1,4 +1,4 @@
-import { ADMIN_SCOPES, FEED_SCOPE } from '../../auth/scopes.js';
+import { ADMIN_SCOPES, FEED_SCOPE, SSF_SCOPE } from '../../auth/scopes.js';
 import { ITEM_ID } from '../resource/resource.decider.js';
 import { assertNever, type Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/domain-error.js';
@@ -26,6 +26,7 @@ function validate(d: ScopeDefinition): void {
   if (!ITEM_ID.test(d.scopeId)) fail('id must be 1-128 unreserved characters or ":"');
   if ((ADMIN_SCOPES as readonly string[]).includes(d.scopeId) || d.scopeId.startsWith('central:')) fail('central:* are the admin scopes, permissions of the built-in resource central');
   if (d.scopeId === FEED_SCOPE) fail(`${FEED_SCOPE} is the event feed's own scope`);
+  if (d.scopeId === SSF_SCOPE) fail(`${SSF_SCOPE} is the Shared Signals transmitter's own scope`);
   const unknown = d.claims.filter((c) => !(RELEASABLE_CLAIMS as readonly string[]).includes(c));
   if (unknown.length) fail(`claims ${unknown.join(', ')} are not kept of users (known: ${RELEASABLE_CLAIMS.join(', ')})`);
   const builtIn = builtInScope(d.scopeId);

@@ -26,4 +26,9 @@ export const streams = {
   locale: (tenantId: string, tag: string) => `locale-${tenantId}.${tag}`,
   theme: (tenantId: string) => `theme-${tenantId}`,
   form: (tenantId: string, form: string) => `form-${tenantId}.${form}`,
+  // Webhooks: one subscription.
+  webhook: (tenantId: string, subscriptionId: string) => `webhook-${tenantId}.${subscriptionId}`,
+  // Shared Signals: a receiver's stream, and what it acknowledged of its polled SETs.
+  ssfStream: (tenantId: string, streamId: string) => `ssfstream-${tenantId}.${streamId}`,
+  ssfAcks: (tenantId: string, streamId: string) => `ssfacks-${tenantId}.${streamId}`,
 };

@@ -1,20 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CONFIG, type Config } from '../config.js';
-import type { BackchannelLogoutEvent } from '../domain/delivery/backchannel-logout.events.js';
 import { EVENT_STORE, type EventStore } from '../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../infrastructure/nest/clock.js';
+import { DeliveryKinds, type DeliveryKind, type Outcome } from './delivery-kind.js';
 import { retryDelay, type DeliverySettings } from './delivery-settings.js';
 import { type Delivery, deliveryKey, DeliveryStore } from './delivery-store.js';
 import { DueHeap } from './due-heap.js';
-import { LogoutTokens } from './logout-token.js';
 
 /** How often the clock is read for deliveries that became due (their delays are measured on the injected Clock). */
 const TICK_MS = 100;
 
-export const backchannelStream = (tenantId: string, deliveryId: string) => `backchannellogout-${tenantId}.${deliveryId}`;
-
-interface Outcome {
+/** What the receiver answered: its status, or why there was no answer. */
+interface Answer {
   status?: number;
   error?: string;
 }
@@ -45,13 +43,14 @@ interface Receiver {
 }
 
 /**
- * Attempts the pending deliveries: each receiver (scheme, host and port) has its own queue and
+ * Attempts the pending deliveries of every kind: each receiver (scheme, host and port) has its own queue and
  * at most `perReceiver` POSTs in flight, so a slow or dead receiver holds up none but its own.
  * A failed attempt is retried after a growing delay, on the injected Clock, until the retry
- * window closes; then the delivery is dead-lettered. Each outcome is an event in the log.
+ * window closes; then the delivery is dead-lettered. Each outcome is an event in the log, of
+ * the types and on the stream its kind names; the request of each attempt is its kind's too.
  */
 @Injectable()
-export class BackchannelSender {
+export class DeliverySender {
   private readonly settings: DeliverySettings;
   private readonly deliveries = new Map<string, Delivery>();
   private readonly waiting = new DueHeap();
@@ -66,7 +65,7 @@ export class BackchannelSender {
   constructor(
     @Inject(CONFIG) config: Config,
     @Inject(DeliveryStore) private readonly store: DeliveryStore,
-    @Inject(LogoutTokens) private readonly tokens: LogoutTokens,
+    @Inject(DeliveryKinds) private readonly kinds: DeliveryKinds,
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(Clock) private readonly clock: Clock,
   ) {
@@ -92,7 +91,7 @@ export class BackchannelSender {
   /** Takes a pending delivery, to attempt once its `nextAttemptAt` has come. */
   enqueue(d: Delivery): void {
     const key = deliveryKey(d.tenantId, d.deliveryId);
-    if (this.deliveries.has(key)) return;
+    if (d.status !== 'pending' || this.deliveries.has(key)) return;
     this.deliveries.set(key, d);
     this.waiting.push(d.nextAttemptAt, key);
     this.schedulePump();
@@ -155,38 +154,52 @@ export class BackchannelSender {
   }
 
   private async attempt(key: string, d: Delivery, release: () => void): Promise<void> {
-    const outcome = await this.post(d);
+    const kind = this.kinds.get(d.kind);
+    if (!kind) {
+      // Stays stored as it is, attempted at the next start of a server that knows its kind.
+      this.logger?.(`delivery ${d.deliveryId}: no renderer for kind ${d.kind}`);
+      this.deliveries.delete(key);
+      return;
+    }
+    if (kind.gate && !(await this.passes(kind, key, d))) return;
+    const outcome = await this.post(kind, d);
     release();
     const nowDate = this.clock.now();
     const now = nowDate.getTime();
     const attempts = d.attempts + 1;
     const firstAttemptAt = d.firstAttemptAt ?? now;
-    const fields = { tenantId: d.tenantId, deliveryId: d.deliveryId, clientId: d.clientId, sessionId: d.sessionId, userId: d.userId, attempts };
+    const fields = { tenantId: d.tenantId, deliveryId: d.deliveryId, ...kind.outcomeFields(d), attempts };
     const reported = { ...(outcome.status !== undefined ? { status: outcome.status } : {}), ...(outcome.error !== undefined ? { error: outcome.error } : {}) };
     const base = { ...d, attempts, firstAttemptAt, updatedAt: nowDate.toISOString(), ...(outcome.status !== undefined ? { lastStatus: outcome.status } : {}), ...(outcome.error !== undefined ? { lastError: outcome.error } : {}) };
     if (outcome.error === undefined) delete base.lastError;
     if (outcome.status === undefined) delete base.lastStatus;
-    let event: BackchannelLogoutEvent;
+    let event: { type: string; data: Record<string, unknown> };
+    let result: Outcome;
     let next: Delivery | undefined;
     if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) {
-      event = { type: 'BackchannelLogoutDelivered', data: { ...fields, status: outcome.status } };
+      event = { type: kind.outcomeTypes.delivered, data: { ...fields, status: outcome.status } };
+      result = 'delivered';
     } else {
       const at = now + retryDelay(this.settings, attempts, Math.random());
       if (at - firstAttemptAt > this.settings.retryWindowMs) {
-        event = { type: 'BackchannelLogoutDeadLettered', data: { ...fields, ...reported } };
+        event = { type: kind.outcomeTypes.deadLettered, data: { ...fields, ...reported } };
+        result = 'dead';
         next = { ...base, status: 'dead' };
       } else {
-        event = { type: 'BackchannelLogoutFailed', data: { ...fields, ...reported, nextAttemptAt: new Date(at).toISOString() } };
+        event = { type: kind.outcomeTypes.failed, data: { ...fields, ...reported, nextAttemptAt: new Date(at).toISOString() } };
+        result = 'failed';
         next = { ...base, status: 'pending', nextAttemptAt: at };
       }
     }
+    let recorded: number | undefined;
     try {
-      await this.events.append(backchannelStream(d.tenantId, d.deliveryId), [{ id: randomUUID(), type: event.type, data: event.data, metadata: { tenantId: d.tenantId, actor: 'system', correlationId: d.deliveryId, causationId: d.causeEventId, occurredAt: nowDate.toISOString(), schemaVersion: 1 } }], 'any');
+      const { position } = await this.events.append(kind.outcomeStream(d), [{ id: randomUUID(), type: event.type, data: event.data, metadata: { tenantId: d.tenantId, actor: 'system', correlationId: d.deliveryId, causationId: d.causeEventId, occurredAt: nowDate.toISOString(), schemaVersion: 1 } }], 'any');
       await this.store.save(next ?? base, next === undefined);
+      recorded = position;
     } catch (error) {
       // The outcome could not be recorded: the attempt counts for nothing and is made again
-      // (a receiver may get the token twice, which at-least-once allows).
-      this.logger?.(`back-channel logout ${d.deliveryId}: outcome not recorded, retrying: ${(error as Error).message}`);
+      // (a receiver may get the message twice, which at-least-once allows).
+      this.logger?.(`${d.kind} delivery ${d.deliveryId}: outcome not recorded, retrying: ${(error as Error).message}`);
       next = { ...d, nextAttemptAt: now + this.settings.firstRetryMs };
     }
     if (next?.status === 'pending' && !this.stopped) {
@@ -195,16 +208,48 @@ export class BackchannelSender {
     } else {
       this.deliveries.delete(key);
     }
+    if (recorded !== undefined && kind.afterOutcome) {
+      await kind.afterOutcome(next ?? base, result, recorded).catch((error: Error) => this.logger?.(`${d.kind} delivery ${d.deliveryId}: after ${result}: ${error.message}`));
+    }
   }
 
-  /** One POST of a fresh logout token (§2.5): form-encoded, never following a redirect, within the timeout. */
-  private async post(d: Delivery): Promise<Outcome> {
+  /**
+   * Whether the kind lets the delivery be attempted now. One it holds is stored as held and
+   * leaves the queue; the gate is asked again after, so that a release the kind made while it
+   * was being stored (it found no held delivery yet) does not leave it held.
+   */
+  private async passes(kind: DeliveryKind, key: string, d: Delivery): Promise<boolean> {
     try {
-      const token = await this.tokens.sign(d);
-      const response = await fetch(d.uri, {
+      const gate = await kind.gate!(d);
+      if (gate === 'send') return true;
+      this.deliveries.delete(key);
+      if (gate === 'drop') {
+        await this.store.save(d, true);
+        return false;
+      }
+      await this.store.save({ ...d, status: 'held', updatedAt: this.clock.now().toISOString() });
+      if ((await kind.gate!(d)) === 'send') {
+        const again: Delivery = { ...d, status: 'pending', nextAttemptAt: this.clock.now().getTime() };
+        await this.store.save(again);
+        this.enqueue(again);
+      }
+    } catch (error) {
+      this.logger?.(`${d.kind} delivery ${d.deliveryId}: not attempted, retrying: ${(error as Error).message}`);
+      const later: Delivery = { ...d, nextAttemptAt: this.clock.now().getTime() + this.settings.firstRetryMs };
+      this.deliveries.set(key, later);
+      this.waiting.push(later.nextAttemptAt, key);
+    }
+    return false;
+  }
+
+  /** One POST of the request the kind renders now: never following a redirect, within the timeout. */
+  private async post(kind: DeliveryKind, d: Delivery): Promise<Answer> {
+    try {
+      const request = await kind.render(d);
+      const response = await fetch(request.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ logout_token: token }).toString(),
+        headers: request.headers,
+        body: request.body,
         redirect: 'manual',
         signal: AbortSignal.timeout(this.settings.timeoutMs),
       });

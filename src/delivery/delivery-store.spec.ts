@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import { tempDir } from '../../test/support/temp-dir.js';
+import { SqliteReadStore } from '../infrastructure/read-store/sqlite-read-store.js';
+import { DeliveryStore } from './delivery-store.js';
+
+describe('delivery store', () => {
+  it('reads a logout delivery stored before deliveries had kinds as a backchannel_logout, its fields under data', async () => {
+    const reads = new SqliteReadStore(join(tempDir('deliveries-'), 'r.db'));
+    const store = new DeliveryStore(reads);
+    await store.prepare();
+    const legacy = { tenantId: 't1', deliveryId: 'd1', clientId: 'c1', sessionId: 's1', userId: 'u1', uri: 'http://127.0.0.1:9/logout', cause: 'SessionRevoked', causeEventId: 'e1', status: 'pending', attempts: 0, nextAttemptAt: 1, createdAt: 'x', updatedAt: 'x' };
+    await reads.commit('backchannel_deliveries', [{ id: 't1/d1', doc: legacy, position: 1 }], 0);
+
+    const [read] = await store.pending();
+
+    expect(read).toMatchObject({ kind: 'backchannel_logout', receiverId: 'c1', data: { clientId: 'c1', sessionId: 's1', userId: 'u1' }, uri: legacy.uri, status: 'pending' });
+    expect(read).not.toHaveProperty('clientId');
+    await reads.close();
+  });
+
+  it('moves a follower checkpoint with the deliveries it created, each follower its own', async () => {
+    const reads = new SqliteReadStore(join(tempDir('deliveries-'), 'r.db'));
+    const store = new DeliveryStore(reads);
+    await store.prepare();
+    expect(await store.checkpoint('a_follower')).toBe(0);
+    expect(await store.checkpoint('b_follower')).toBe(0);
+    const d = { tenantId: 't1', deliveryId: 'd2', kind: 'webhook', receiverId: 'w1', uri: 'http://127.0.0.1:9/', data: { eventId: 'x' }, cause: 'SessionRevoked', causeEventId: 'e2', status: 'pending' as const, attempts: 0, nextAttemptAt: 1, createdAt: 'x', updatedAt: 'x' };
+
+    await store.created([d], 'a_follower', 42);
+
+    expect(await store.checkpoint('a_follower')).toBe(42);
+    expect(await store.checkpoint('b_follower')).toBe(0);
+    expect(await store.pending()).toEqual([d]);
+    await reads.close();
+  });
+});

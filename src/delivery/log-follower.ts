@@ -1,0 +1,80 @@
+import type { EventStore, RecordedEvent, Subscription } from '../infrastructure/event-store/event-store.port.js';
+import type { Clock } from '../infrastructure/nest/clock.js';
+import type { ProjectionRunner } from '../infrastructure/read-store/projection-runner.js';
+import type { DeliveryFollowerSpec } from './delivery-kind.js';
+import type { DeliverySender } from './delivery-sender.js';
+import type { DeliveryStore } from './delivery-store.js';
+
+const RETRY_MS = 1000;
+
+/**
+ * Follows the log from a follower's own checkpoint and turns the events its spec reads into
+ * deliveries, stored with the checkpoint in one step: a crash (even kill -9) between the event
+ * and the POST loses none, since either the deliveries are stored or the event is read again
+ * at the next start.
+ */
+export class LogFollower {
+  private subscription?: Subscription;
+  private loop?: Promise<void>;
+  private stopped = false;
+  private buffer: RecordedEvent[] = [];
+  private draining?: Promise<void>;
+
+  constructor(
+    private readonly spec: DeliveryFollowerSpec,
+    private readonly events: EventStore,
+    private readonly runner: ProjectionRunner,
+    private readonly store: DeliveryStore,
+    private readonly sender: DeliverySender,
+    private readonly clock: Clock,
+    private readonly logger?: (message: string) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    const after = await this.store.checkpoint(this.spec.checkpoint);
+    const sub = (this.subscription = this.events.subscribeToAll({ afterPosition: after, filter: { eventTypes: [...this.spec.eventTypes] } }));
+    this.loop = (async () => {
+      try {
+        for await (const e of sub) {
+          if (this.stopped) break;
+          this.buffer.push(e);
+          this.draining ??= new Promise((r) => setImmediate(r)).then(() => this.drain());
+        }
+      } catch (error) {
+        if (!this.stopped) this.logger?.(`delivery follower ${this.spec.checkpoint} stopped: ${(error as Error).message}`);
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.subscription?.close();
+    await this.loop;
+    await this.draining;
+  }
+
+  /** Handles the buffered events batch by batch; a batch is retried until its deliveries are stored, since skipping it would lose them. */
+  private async drain(): Promise<void> {
+    while (this.buffer.length && !this.stopped) {
+      const batch = this.buffer;
+      this.buffer = [];
+      try {
+        await this.handle(batch);
+      } catch (error) {
+        this.buffer = [...batch, ...this.buffer];
+        this.logger?.(`delivery follower ${this.spec.checkpoint}: events up to ${batch[batch.length - 1].position} not handled, retrying: ${(error as Error).message}`);
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+      }
+    }
+    this.draining = undefined;
+  }
+
+  /** The deliveries of a batch of events, stored with the position of its last event in one step. */
+  private async handle(batch: readonly RecordedEvent[]): Promise<void> {
+    const last = batch[batch.length - 1].position;
+    if (this.spec.views.length) await this.runner.waitFor([...this.spec.views], last, 30_000);
+    const deliveries = await this.spec.deliveriesOf(batch.filter((e) => this.spec.eventTypes.includes(e.type)), this.clock.now());
+    await this.store.created(deliveries, this.spec.checkpoint, last);
+    for (const d of deliveries) this.sender.enqueue(d);
+  }
+}

@@ -1,0 +1,114 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
+import { ssfStreamKey } from '../../projections/ssf-streams.projection.js';
+import { POLL_METHOD } from '../domain/ssf/ssf-stream.events.js';
+import { EVENT_STORE, type EventStore, type RecordedEvent, type Subscription } from '../infrastructure/event-store/event-store.port.js';
+import { Clock } from '../infrastructure/nest/clock.js';
+import { ProjectionRunner } from '../infrastructure/read-store/projection-runner.js';
+import { SecurityEventTokens } from './security-event-tokens.js';
+import { type PendingSet, SetStore } from './set-store.js';
+import { SET_SOURCE_TYPES, SET_VIEWS, SetTargets } from './set-targets.js';
+
+/** Besides the events that make SETs: those that end what a stream holds. */
+const SOURCE_TYPES = [...SET_SOURCE_TYPES, 'SsfStreamDeleted', 'SsfStreamStatusChanged'];
+const RETRY_MS = 1000;
+
+/**
+ * Poll delivery's follower: follows the log from its own checkpoint and turns each event a poll
+ * stream asked for into one signed SET for that stream, stored with the checkpoint in one step:
+ * a crash between the event and the poll loses none, since either the SETs are stored or the
+ * event is read again at the next start. `arrivals` tells waiting pollers (`<tenant>/<stream>`)
+ * that SETs were stored.
+ */
+@Injectable()
+export class SsfFollower {
+  readonly arrivals = new EventEmitter();
+  logger?: (message: string) => void;
+  private subscription?: Subscription;
+  private loop?: Promise<void>;
+  private stopped = false;
+  private buffer: RecordedEvent[] = [];
+  private draining?: Promise<void>;
+  private readonly stopping = new AbortController();
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(ProjectionRunner) private readonly runner: ProjectionRunner,
+    @Inject(SetStore) private readonly store: SetStore,
+    @Inject(SecurityEventTokens) private readonly tokens: SecurityEventTokens,
+    @Inject(SetTargets) private readonly targets: SetTargets,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {
+    this.arrivals.setMaxListeners(0);
+  }
+
+  async start(): Promise<void> {
+    const after = await this.store.prepare();
+    const sub = (this.subscription = this.events.subscribeToAll({ afterPosition: after, filter: { eventTypes: SOURCE_TYPES } }));
+    this.loop = (async () => {
+      try {
+        for await (const e of sub) {
+          if (this.stopped) break;
+          this.buffer.push(e);
+          this.draining ??= new Promise((r) => setImmediate(r)).then(() => this.drain());
+        }
+      } catch (error) {
+        if (!this.stopped) this.logger?.(`shared signals follower stopped: ${(error as Error).message}`);
+      }
+    })();
+  }
+
+  /** Aborted when the server stops: long polls end, so that their connections let it close. */
+  get closing(): AbortSignal {
+    return this.stopping.signal;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopping.abort();
+    await this.subscription?.close();
+    await this.loop;
+    await this.draining;
+  }
+
+  /** Handles the buffered events batch by batch; a batch is retried until its SETs are stored, since skipping it would lose them. */
+  private async drain(): Promise<void> {
+    while (this.buffer.length && !this.stopped) {
+      const batch = this.buffer;
+      this.buffer = [];
+      try {
+        await this.handle(batch);
+      } catch (error) {
+        this.buffer = [...batch, ...this.buffer];
+        this.logger?.(`shared signals: events up to ${batch[batch.length - 1].position} not handled, retrying: ${(error as Error).message}`);
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+      }
+    }
+    this.draining = undefined;
+  }
+
+  private async handle(batch: readonly RecordedEvent[]): Promise<void> {
+    const last = batch[batch.length - 1].position;
+    await this.runner.waitFor(SET_VIEWS, last, 30_000);
+    const created: PendingSet[] = [];
+    const dropped: PendingSet[] = [];
+    const closed = new Set<string>();
+    for (const e of batch) {
+      const d = e.data as { tenantId: string; streamId?: string; status?: string };
+      if (e.type === 'SsfStreamDeleted' || (e.type === 'SsfStreamStatusChanged' && d.status === 'disabled')) {
+        // SSF 1.0 §8.1.2.1: a disabled stream holds no events; a deleted one has none left.
+        dropped.push(...(await this.store.pending(d.tenantId, d.streamId!)));
+        closed.add(ssfStreamKey(d.tenantId, d.streamId!));
+        continue;
+      }
+      for (const { stream, claims } of await this.targets.of(e)) {
+        if (stream.delivery.method !== POLL_METHOD) continue;
+        const set = await this.tokens.sign(stream.tenantId, claims);
+        if (set) created.push({ tenantId: stream.tenantId, streamId: stream.streamId, jti: claims.jti, set, position: e.position, createdAt: this.clock.now().toISOString() });
+      }
+    }
+    const kept = created.filter((s) => !closed.has(ssfStreamKey(s.tenantId, s.streamId)));
+    await this.store.commit(kept, dropped, last);
+    for (const s of kept) this.arrivals.emit(ssfStreamKey(s.tenantId, s.streamId));
+  }
+}

@@ -1,0 +1,151 @@
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { ADMIN_BOOTSTRAP, ADMIN_SECRET, adminCall, adminToken } from '../support/admin.js';
+import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
+import { freePort, type TestServer } from '../support/server.js';
+import { endToEnd } from '../support/suite.js';
+
+const RISC = 'https://schemas.openid.net/secevent/risc/event-type/';
+const PUSH = 'urn:ietf:rfc:8935';
+
+const BOOTSTRAP = ADMIN_BOOTSTRAP.replace(
+  '    clients:\n',
+  `    clients:
+      - client_id: receiver
+        client_secret: "${ADMIN_SECRET}"
+        grant_types: [client_credentials]
+        scope: "ssf:manage"
+`,
+);
+
+let server: TestServer;
+const contract = endToEnd((s) => ({ server } = s), BOOTSTRAP);
+
+/** An RFC 8935 receiver on 127.0.0.1: answers each POST with the next of `statuses` (then 202), and records it. */
+class SetReceiver {
+  readonly received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+  private waiters: Array<() => void> = [];
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+    private readonly statuses: number[],
+  ) {}
+
+  static async start(statuses: number[]): Promise<SetReceiver> {
+    const port = await freePort();
+    let r!: SetReceiver;
+    const s = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        r.received.push({ headers: req.headers, body });
+        const status = r.statuses.shift() ?? 202;
+        res.writeHead(status, { 'content-type': 'application/json' }).end(status === 202 ? '' : JSON.stringify({ err: 'temporarily_unavailable' }));
+        for (const w of r.waiters.splice(0)) w();
+      });
+    });
+    r = new SetReceiver(s, `http://127.0.0.1:${port}/caep/events`, [...statuses]);
+    await new Promise<void>((resolve) => s.listen(port, '127.0.0.1', () => resolve()));
+    return r;
+  }
+
+  /** Resolves once `count` POSTs have arrived (rejects after `ms` of real time: they never came). */
+  async posts(count: number, ms = 20_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (this.received.length < count) {
+      if (Date.now() > deadline) throw new Error(`${this.received.length} of ${count} POSTs arrived`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 200);
+      });
+    }
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+const receivers: SetReceiver[] = [];
+afterAll(() => Promise.all(receivers.map((r) => r.stop())));
+
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await contract.fetch(`${server.issuer('acme')}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${await adminToken(server, 'acme', 'ssf:manage', 'receiver')}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function bob(): Promise<string> {
+  return (await adminCall(server, contract, 'GET', '/acme/configuration/users?username=bob', await adminToken(server, 'acme'))).body.items[0].id;
+}
+
+async function setDisabled(disabled: boolean): Promise<void> {
+  expect((await adminCall(server, contract, 'PATCH', `/acme/configuration/users/${await bob()}`, await adminToken(server, 'acme'), { disabled })).status).toBe(200);
+}
+
+async function pushStream(receiver: SetReceiver): Promise<string> {
+  const created = await call('POST', '/ssf/stream', {
+    events_requested: [`${RISC}account-disabled`, `${RISC}account-enabled`],
+    delivery: { method: PUSH, endpoint_url: receiver.url, authorization_header: 'Bearer receiver-own-credential' },
+  });
+  expect(created.status).toBe(201);
+  // The Authorization header is write-only.
+  expect(created.body.delivery).toEqual({ method: PUSH, endpoint_url: receiver.url });
+  const id = created.body.stream_id;
+  expect((await call('POST', '/ssf/subjects/add', { stream_id: id, subject: { format: 'iss_sub', iss: server.issuer('acme'), sub: await bob() } })).status).toBe(200);
+  return id;
+}
+
+it('is announced in the metadata', async () => {
+  const doc = await (await contract.fetch(`${server.issuer('acme')}/.well-known/ssf-configuration`)).json();
+  expect(doc.delivery_methods_supported).toEqual([PUSH, 'urn:ietf:rfc:8936']);
+});
+
+it('pushes a SET to a receiver that answers 503, then 202: the same SET again, with its Authorization header', async () => {
+  const receiver = await SetReceiver.start([503]);
+  receivers.push(receiver);
+  await pushStream(receiver);
+  await setDisabled(true);
+  await receiver.posts(1);
+  // The retry is due after about DELIVERY_FIRST_RETRY_MS on the server's clock.
+  server.clock.advance(2000);
+  await receiver.posts(2);
+  const [first, second] = receiver.received;
+  for (const r of [first, second]) {
+    expect(r.headers['content-type']).toBe('application/secevent+jwt');
+    expect(r.headers.authorization).toBe('Bearer receiver-own-credential');
+  }
+  const jwks = createRemoteJWKSet(new URL(`${server.issuer('acme')}/.well-known/jwks.json`));
+  const verified = await Promise.all([first, second].map((r) => jwtVerify(r.body, jwks, { issuer: server.issuer('acme'), audience: 'receiver', typ: 'secevent+jwt' })));
+  expect(verified[1].payload.jti).toBe(verified[0].payload.jti);
+  expect(verified[1].payload).toMatchObject({ sub_id: { format: 'iss_sub', sub: await bob() }, events: { [`${RISC}account-disabled`]: {} } });
+  // Both outcomes are in the log.
+  const outcomes = await server.app.get<EventStore>(EVENT_STORE).readStream(`ssfpush-acme.${verified[0].payload.jti}`);
+  expect(outcomes.map((e) => [e.type, (e.data as { status?: number }).status])).toEqual([
+    ['SsfSetDeliveryFailed', 503],
+    ['SsfSetDelivered', 202],
+  ]);
+  await setDisabled(false);
+  await receiver.posts(3);
+  expect(Object.keys(JSON.parse(Buffer.from(receiver.received[2].body.split('.')[1], 'base64url').toString()).events)).toEqual([`${RISC}account-enabled`]);
+});
+
+it('holds the SETs of a paused stream and pushes them once it is enabled again', async () => {
+  const receiver = await SetReceiver.start([]);
+  receivers.push(receiver);
+  const id = await pushStream(receiver);
+  expect((await call('POST', '/ssf/status', { stream_id: id, status: 'paused' })).status).toBe(200);
+  await setDisabled(true);
+  await setDisabled(false);
+  expect(receiver.received).toHaveLength(0);
+  expect((await call('POST', '/ssf/status', { stream_id: id, status: 'enabled' })).status).toBe(200);
+  await receiver.posts(2);
+  const types = receiver.received.map((r) => Object.keys(JSON.parse(Buffer.from(r.body.split('.')[1], 'base64url').toString()).events)[0]).sort();
+  expect(types).toEqual([`${RISC}account-disabled`, `${RISC}account-enabled`]);
+});
