@@ -103,7 +103,7 @@ async function pushStream(receiver: SetReceiver): Promise<string> {
 }
 
 it('is announced in the metadata', async () => {
-  const doc = await (await contract.fetch(`${server.issuer('acme')}/.well-known/ssf-configuration`)).json();
+  const doc = (await (await contract.fetch(`${server.issuer('acme')}/.well-known/ssf-configuration`)).json()) as { delivery_methods_supported: string[] };
   expect(doc.delivery_methods_supported).toEqual([PUSH, 'urn:ietf:rfc:8936']);
 });
 
