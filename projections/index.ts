@@ -14,6 +14,8 @@ import { tenantsProjection } from './tenants.projection.js';
 import { tokenHistoryProjection } from './token-history.projection.js';
 import { tokensProjection } from './tokens.projection.js';
 import { usersProjection } from './users.projection.js';
+import { edgesProjection } from './edges.projection.js';
+import { edgeCertificatesProjection } from './edge-certificates.projection.js';
 
 /** Every view the server keeps, in one list for the runner and for rebuilds. */
 export const allProjections: readonly Projection<any>[] = [
@@ -33,4 +35,7 @@ export const allProjections: readonly Projection<any>[] = [
   themesProjection,
   formsProjection,
   backchannelSessionsProjection,
+  // Edges: registered traffic-plane instances and their client certificates.
+  edgesProjection,
+  edgeCertificatesProjection,
 ];

@@ -37,6 +37,16 @@ import { DeleteThemeHandler, SaveThemeHandler } from './theme/theme-commands.js'
 import { ThemeController } from './theme/theme.controller.js';
 import { DeleteFormHandler, SaveFormHandler } from './forms/form-commands.js';
 import { FormsController } from './forms/forms.controller.js';
+import { EdgeCa } from './edges/edge-ca.js';
+import { DeleteEdgeHandler, RenewEdgeCertificateHandler, SaveEdgeHandler } from './edges/edge-commands.js';
+import { EDGE_CERTIFICATE_SETTINGS, edgeCertificateSettings } from './edges/edge-certificate-settings.js';
+import { EdgeCertificatesController } from './edges/edge-certificates.controller.js';
+import { EdgesController } from './edges/edges.controller.js';
+
+/** Edges: registered traffic-plane instances and their client certificates. */
+const edgeHandlers = [SaveEdgeHandler, DeleteEdgeHandler, RenewEdgeCertificateHandler];
+const edgeControllers = [EdgesController, EdgeCertificatesController];
+const edgeProviders = [EdgeCa, { provide: EDGE_CERTIFICATE_SETTINGS, useFactory: () => edgeCertificateSettings() }];
 
 /** The edge pages' texts, theme and forms. */
 const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler, SaveThemeHandler, DeleteThemeHandler, SaveFormHandler, DeleteFormHandler];
@@ -65,8 +75,8 @@ const commandHandlers = [
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
   imports: [CqrsModule, PassportModule, AuthModule],
-  controllers: [TenantsController, TenantSettingsController, SystemSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers, ...pageControllers],
-  providers: [...commandHandlers, ...rbacHandlers, ...pageHandlers, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits, TokenHistories],
+  controllers: [TenantsController, TenantSettingsController, SystemSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers, ...pageControllers, ...edgeControllers],
+  providers: [...commandHandlers, ...rbacHandlers, ...pageHandlers, ...edgeHandlers, ...edgeProviders, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits, TokenHistories],
   exports: [BootstrapService, TokenHistories, RegistrationLimits],
 })
 export class CentralModule {}

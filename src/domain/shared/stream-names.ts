@@ -26,4 +26,7 @@ export const streams = {
   locale: (tenantId: string, tag: string) => `locale-${tenantId}.${tag}`,
   theme: (tenantId: string) => `theme-${tenantId}`,
   form: (tenantId: string, form: string) => `form-${tenantId}.${form}`,
+  // Edges: a registered traffic-plane instance, and the tenant's CA of their client certificates.
+  edge: (tenantId: string, edgeId: string) => `edge-${tenantId}.${edgeId}`,
+  edgeCa: (tenantId: string) => `edgeca-${tenantId}`,
 };
