@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { PassportModule } from '@nestjs/passport';
-import { AuthModule } from '../auth/auth.module.js';
+import { AuthCoreModule } from '../auth/auth.module.js';
 import { AuditEventsController } from './audit/audit-events.controller.js';
 import { TokenHistories } from './audit/history-event.js';
 import { TokenHistoriesController } from './audit/token-histories.controller.js';
@@ -72,11 +72,20 @@ const commandHandlers = [
   DeleteUserHandler,
 ];
 
+const providers = [...commandHandlers, ...rbacHandlers, ...pageHandlers, ...edgeHandlers, ...edgeProviders, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits, TokenHistories];
+
+/** The control plane's commands and services without the admin API's routes: what the edge's pages also run (a registration, say). */
+@Module({
+  imports: [CqrsModule, PassportModule, AuthCoreModule],
+  providers,
+  exports: providers,
+})
+export class CentralCoreModule {}
+
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
-  imports: [CqrsModule, PassportModule, AuthModule],
+  imports: [CqrsModule, AuthCoreModule, CentralCoreModule],
   controllers: [TenantsController, TenantSettingsController, SystemSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers, ...pageControllers, ...edgeControllers],
-  providers: [...commandHandlers, ...rbacHandlers, ...pageHandlers, ...edgeHandlers, ...edgeProviders, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits, TokenHistories],
-  exports: [BootstrapService, TokenHistories, RegistrationLimits],
+  exports: [CentralCoreModule],
 })
 export class CentralModule {}
