@@ -72,7 +72,7 @@ const commandHandlers = [
   DeleteUserHandler,
 ];
 
-const providers = [...commandHandlers, ...rbacHandlers, ...pageHandlers, ...edgeHandlers, ...edgeProviders, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits, TokenHistories];
+const providers = [...commandHandlers, ...rbacHandlers, ...pageHandlers, ...edgeHandlers, ...edgeProviders, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, BootstrapService, RegistrationLimits, TokenHistories];
 
 /** The control plane's commands and services without the admin API's routes: what the edge's pages also run (a registration, say). */
 @Module({
@@ -86,6 +86,8 @@ export class CentralCoreModule {}
 @Module({
   imports: [CqrsModule, AuthCoreModule, CentralCoreModule],
   controllers: [TenantsController, TenantSettingsController, SystemSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers, ...pageControllers, ...edgeControllers],
+  // The timer of automatic key rotation runs where the admin API does, not on every edge.
+  providers: [KeyRotation],
   exports: [CentralCoreModule],
 })
 export class CentralModule {}
