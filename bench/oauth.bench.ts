@@ -10,7 +10,7 @@
  * Options: --duration S (measured seconds per run, default 8), --warmup S (default 2),
  * --connections N (virtual clients, each with its own keep-alive connection, default 32),
  * --scenarios a,b (subset of client_credentials, refresh_rotation, introspection, userinfo,
- * authorization_code, client_credentials_dpop, private_key_jwt), --sides ours,peer, --profile (V8 CPU profile of our server for each
+ * authorization_code, client_credentials_dpop, private_key_jwt, proxy), --sides ours,peer, --profile (V8 CPU profile of our server for each
  * measured window, summarised on stderr and saved next to the results), --rounds N (run
  * every scenario N times, alternating the servers, and keep each server's median run by
  * throughput; default 1), --keep-data.
@@ -28,6 +28,9 @@
  *  - private_key_jwt: client_credentials of a client that authenticates with a fresh ES256
  *    assertion (RFC 7523) -> JWT access token.
  * Sign-ins happen during set-up, once per virtual client, and are not measured.
+ * Then the edge proxy's line (bench/proxy-line.ts, as `npm run bench:proxy` prints it) with the
+ * same connections, durations and rounds, unless --scenarios leaves out `proxy` or --sides
+ * leaves out ours.
  *
  * Results: a table on stdout; JSON under os.tmpdir()/oauth-bench/ (path printed).
  */
@@ -41,6 +44,10 @@ import { describeClientCredentialsToken, oursSide, peerSide, type Scenario, SCEN
 import { type ServerProcess, startOurs, startPeer } from './oauth-servers.js';
 import { TENANT } from './oauth-fixtures.js';
 import { numberFlag, readFlags } from './args.js';
+import { measureProxy } from './proxy-line.js';
+
+/** Not a scenario of both servers: the edge proxy's line, ours only, printed after the table. */
+const PROXY_LINE = 'proxy';
 
 interface Options {
   duration: number;
@@ -59,9 +66,9 @@ const USAGE =
 function parseOptions(argv: readonly string[]): Options {
   const f = readFlags(argv, { duration: 'string', warmup: 'string', connections: 'string', rounds: 'string', scenarios: 'string', sides: 'string', profile: 'boolean', 'keep-data': 'boolean' }, USAGE);
   const list = (value: string | boolean | undefined) => (typeof value === 'string' ? value.split(',').filter(Boolean) : undefined);
-  const scenarios = list(f.scenarios) ?? SCENARIOS.map((s) => s.id);
-  const unknown = scenarios.filter((s) => !SCENARIOS.some((x) => x.id === s));
-  if (!scenarios.length || unknown.length) throw new Error(`--scenarios: unknown ${unknown.join(', ') || '(empty)'}; choose from ${SCENARIOS.map((s) => s.id).join(', ')}`);
+  const scenarios = list(f.scenarios) ?? [...SCENARIOS.map((s) => s.id), PROXY_LINE];
+  const unknown = scenarios.filter((s) => s !== PROXY_LINE && !SCENARIOS.some((x) => x.id === s));
+  if (!scenarios.length || unknown.length) throw new Error(`--scenarios: unknown ${unknown.join(', ') || '(empty)'}; choose from ${[...SCENARIOS.map((s) => s.id), PROXY_LINE].join(', ')}`);
   const sides = list(f.sides) ?? ['ours', 'peer'];
   if (!sides.length || sides.some((s) => s !== 'ours' && s !== 'peer')) throw new Error(`--sides takes ours, peer or both\n${USAGE}`);
   return {
@@ -237,6 +244,10 @@ async function main(): Promise<void> {
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
   writeFileSync(join(tmpdir(), 'oauth-bench', 'latest.json'), `${JSON.stringify(json, null, 2)}\n`);
   console.log(`\nresults: ${file} (also ${join(tmpdir(), 'oauth-bench', 'latest.json')})`);
+  if (options.scenarios.includes(PROXY_LINE) && options.sides.includes('ours')) {
+    const lines = await measureProxy({ durationMs: options.duration * 1000, warmupMs: options.warmup * 1000, connections: options.connections, rounds: options.rounds });
+    console.log(`\nThe edge's proxy (as npm run bench:proxy):\n\n${lines.join('\n')}`);
+  }
 }
 
 main().catch((error) => {

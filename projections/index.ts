@@ -16,6 +16,8 @@ import { tokenHistoryProjection } from './token-history.projection.js';
 import { tokensProjection } from './tokens.projection.js';
 import { usersProjection } from './users.projection.js';
 import { webhookSubscriptionsProjection } from './webhook-subscriptions.projection.js';
+import { edgesProjection } from './edges.projection.js';
+import { edgeCertificatesProjection } from './edge-certificates.projection.js';
 
 /** Every view the server keeps, in one list for the runner and for rebuilds. */
 export const allProjections: readonly Projection<any>[] = [
@@ -39,4 +41,7 @@ export const allProjections: readonly Projection<any>[] = [
   webhookSubscriptionsProjection,
   // Shared Signals transmitter.
   ssfStreamsProjection,
+  // Edges: registered traffic-plane instances and their client certificates.
+  edgesProjection,
+  edgeCertificatesProjection,
 ];

@@ -53,3 +53,20 @@ describe('configuration', () => {
     expect(() => loadConfig({ SIGNIN_ADDRESS_FAILURES: '1e3' })).toThrow('SIGNIN_ADDRESS_FAILURES must be a whole number of at least 1, got "1e3"');
   });
 });
+
+describe('ROLE', () => {
+  const stores = { EVENTSTORE_URL: 'esdb://es:2113?tls=false', MONGODB_URL: 'mongodb://mongo:27017/auth' };
+
+  it('serves everything unset; edge or central with EventStoreDB and MongoDB', () => {
+    expect(loadConfig({}).role).toBe('all');
+    expect(loadConfig({ ROLE: 'edge', ...stores }).role).toBe('edge');
+    expect(loadConfig({ ROLE: 'central', ...stores }).role).toBe('central');
+  });
+
+  it('refuses edge or central on the embedded store, saying it serves one process, and refuses other roles', () => {
+    expect(() => loadConfig({ ROLE: 'edge' })).toThrow('ROLE=edge needs EVENTSTORE_URL and MONGODB_URL: the embedded store (a SQLite file in DATA_DIR) serves one process only');
+    expect(() => loadConfig({ ROLE: 'edge', EVENTSTORE_URL: stores.EVENTSTORE_URL })).toThrow(/ROLE=edge needs EVENTSTORE_URL and MONGODB_URL/);
+    expect(() => loadConfig({ ROLE: 'central', MONGODB_URL: stores.MONGODB_URL })).toThrow(/ROLE=central needs EVENTSTORE_URL and MONGODB_URL/);
+    expect(() => loadConfig({ ROLE: 'auth' })).toThrow('ROLE must be edge or central (or unset, for everything), got "auth"');
+  });
+});

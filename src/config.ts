@@ -25,6 +25,29 @@ export interface Config {
   delivery: DeliverySettings;
   /** Fetching clients' `jwks_uri`: time and size limits. */
   jwksUri: JwksUriSettings;
+  /** Which modules this process serves (`ROLE`): all of them, the traffic plane alone, or all but it. */
+  role: Role;
+}
+
+export type Role = 'all' | 'edge' | 'central';
+const ROLES: readonly string[] = ['edge', 'central'];
+
+/**
+ * `ROLE`: unset, the process serves everything. `edge` and `central` split the traffic plane
+ * from the rest, which only makes sense with several processes on one store: the embedded
+ * store (a SQLite file, locked by one process) cannot be shared, so they need EventStoreDB and
+ * MongoDB.
+ */
+function role(env: NodeJS.ProcessEnv, eventStoreUrl: string | undefined, mongodbUrl: string | undefined): Role {
+  const raw = env.ROLE;
+  if (raw === undefined || raw === '') return 'all';
+  if (!ROLES.includes(raw)) throw new Error(`ROLE must be edge or central (or unset, for everything), got "${raw}"`);
+  if (!eventStoreUrl || !mongodbUrl) {
+    throw new Error(
+      `ROLE=${raw} needs EVENTSTORE_URL and MONGODB_URL: the embedded store (a SQLite file in DATA_DIR) serves one process only, which serves every role; unset ROLE to run everything in this process, or set both URLs to run edges and central apart`,
+    );
+  }
+  return raw as Role;
 }
 
 export interface SignInSettings {
@@ -138,5 +161,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signIn: signInSettings(env),
     delivery: deliverySettings(env),
     jwksUri: jwksUriSettings(env),
+    role: role(env, env.EVENTSTORE_URL || undefined, env.MONGODB_URL || undefined),
   };
 }

@@ -31,12 +31,16 @@ const IDLE_TIMEOUT_MS = 30_000;
 /** A year, the usual HSTS lifetime; subdomains are not named: they may be other services. */
 const HSTS_MAX_AGE = 31_536_000;
 
-/** Builds the application (one process serving auth, central and edge), applies the bootstrap and listens. */
+/**
+ * Builds the application (the modules of `role`: by default one process serving auth, central
+ * and edge), applies the bootstrap (not on an edge: it only reads configuration) and listens.
+ */
 export async function startServer({
   logLevel,
   logFormat,
   trustProxy = false,
-}: Pick<Config, 'logLevel' | 'logFormat'> & Partial<Pick<Config, 'trustProxy'>> = { logLevel: 'info', logFormat: 'text' }): Promise<NestFastifyApplication> {
+  role = 'all',
+}: Pick<Config, 'logLevel' | 'logFormat'> & Partial<Pick<Config, 'trustProxy' | 'role'>> = { logLevel: 'info', logFormat: 'text' }): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     // The client's address that events record (see request-origin.ts).
     trustProxy,
@@ -65,7 +69,7 @@ export async function startServer({
   // Colour codes only for a terminal: a log collector would keep them as text.
   const logger = new ConsoleLogger({ logLevels: LOG_LEVELS[logLevel], json: logFormat === 'json', colors: logFormat === 'text' && process.stdout.isTTY === true && !process.env.NO_COLOR });
   // A provider that fails at start-up throws to the caller (main.ts ends the log with why) instead of Nest's process.abort().
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger, abortOnError: false });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRole(role), adapter, { logger, abortOnError: false });
   app.useBodyParser('application/x-www-form-urlencoded', undefined, parseFormBody);
   // The admin API's PATCH bodies (RFC 7396), parsed as JSON is, prototype keys refused.
   const json = app.getHttpAdapter().getInstance().getDefaultJsonParser('error', 'error');
@@ -104,7 +108,7 @@ export async function startServer({
   });
   try {
     await app.init();
-    await app.get(BootstrapService).run();
+    if (role !== 'edge') await app.get(BootstrapService).run();
     await app.listen(app.get<Config>(CONFIG).port, '0.0.0.0');
   } catch (error) {
     // Nothing half-started stays behind: the store, its lock and its threads are let go.

@@ -36,34 +36,40 @@ import { UserinfoController } from './userinfo/userinfo.controller.js';
 
 const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGrant, DeviceCodeGrant];
 
+/** The endpoints' services without their routes: what the edge's pages and the admin API build on too. */
+const providers = [
+  ...grants,
+  { provide: GRANTS, inject: grants, useFactory: (...all: unknown[]) => all },
+  AuthorizeFlow,
+  RoleScopes,
+  TenantScopes,
+  Interactions,
+  ClientAuthenticator,
+  ClientRequests,
+  UsedJtis,
+  DpopProofs,
+  BrowserSessions,
+  SessionCommands,
+  Refusals,
+  TokenIssuer,
+  TokenInspector,
+  PushedRequests,
+  RequestObjects,
+  // jwks_uri
+  ClientKeys,
+  Jarm,
+  // Device grant (RFC 8628)
+  DeviceAuthorizations,
+  DevicePolls,
+];
+
+@Module({ providers, exports: providers })
+export class AuthCoreModule {}
+
 /** The public OAuth 2.1 / OpenID Connect endpoints of every tenant. */
 @Module({
+  imports: [AuthCoreModule],
   controllers: [MetadataController, JwksController, AssetsController, AuthorizeController, ParController, DeviceAuthorizationController, TokenController, IntrospectController, RevokeController, UserinfoController, LogoutController],
-  providers: [
-    ...grants,
-    { provide: GRANTS, inject: grants, useFactory: (...all: unknown[]) => all },
-    AuthorizeFlow,
-    RoleScopes,
-    TenantScopes,
-    Interactions,
-    ClientAuthenticator,
-    ClientRequests,
-    UsedJtis,
-    DpopProofs,
-    BrowserSessions,
-    SessionCommands,
-    Refusals,
-    TokenIssuer,
-    TokenInspector,
-    PushedRequests,
-    RequestObjects,
-    // jwks_uri
-    ClientKeys,
-    Jarm,
-    // Device grant (RFC 8628)
-    DeviceAuthorizations,
-    DevicePolls,
-  ],
-  exports: [DeviceAuthorizations, DpopProofs, AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes, TenantScopes],
+  exports: [AuthCoreModule],
 })
 export class AuthModule {}

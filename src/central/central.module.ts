@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { PassportModule } from '@nestjs/passport';
-import { AuthModule } from '../auth/auth.module.js';
+import { AuthCoreModule } from '../auth/auth.module.js';
 import { AuditEventsController } from './audit/audit-events.controller.js';
 import { TokenHistories } from './audit/history-event.js';
 import { TokenHistoriesController } from './audit/token-histories.controller.js';
@@ -37,6 +37,16 @@ import { DeleteThemeHandler, SaveThemeHandler } from './theme/theme-commands.js'
 import { ThemeController } from './theme/theme.controller.js';
 import { DeleteFormHandler, SaveFormHandler } from './forms/form-commands.js';
 import { FormsController } from './forms/forms.controller.js';
+import { EdgeCa } from './edges/edge-ca.js';
+import { DeleteEdgeHandler, RenewEdgeCertificateHandler, SaveEdgeHandler } from './edges/edge-commands.js';
+import { EDGE_CERTIFICATE_SETTINGS, edgeCertificateSettings } from './edges/edge-certificate-settings.js';
+import { EdgeCertificatesController } from './edges/edge-certificates.controller.js';
+import { EdgesController } from './edges/edges.controller.js';
+
+/** Edges: registered traffic-plane instances and their client certificates. */
+const edgeHandlers = [SaveEdgeHandler, DeleteEdgeHandler, RenewEdgeCertificateHandler];
+const edgeControllers = [EdgesController, EdgeCertificatesController];
+const edgeProviders = [EdgeCa, { provide: EDGE_CERTIFICATE_SETTINGS, useFactory: () => edgeCertificateSettings() }];
 
 /** The edge pages' texts, theme and forms. */
 const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler, SaveThemeHandler, DeleteThemeHandler, SaveFormHandler, DeleteFormHandler];
@@ -62,11 +72,22 @@ const commandHandlers = [
   DeleteUserHandler,
 ];
 
+const providers = [...commandHandlers, ...rbacHandlers, ...pageHandlers, ...edgeHandlers, ...edgeProviders, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, BootstrapService, RegistrationLimits, TokenHistories];
+
+/** The control plane's commands and services without the admin API's routes: what the edge's pages also run (a registration, say). */
+@Module({
+  imports: [CqrsModule, PassportModule, AuthCoreModule],
+  providers,
+  exports: providers,
+})
+export class CentralCoreModule {}
+
 /** The control plane: the admin API (bearer tokens with the central:* scopes), its commands, and the declarative bootstrap. */
 @Module({
-  imports: [CqrsModule, PassportModule, AuthModule],
-  controllers: [TenantsController, TenantSettingsController, SystemSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers, ...pageControllers],
-  providers: [...commandHandlers, ...rbacHandlers, ...pageHandlers, CommandPath, SystemSettings, AdminTokens, AdminBearerStrategy, AdminGuard, KeyRotation, BootstrapService, RegistrationLimits, TokenHistories],
-  exports: [BootstrapService, TokenHistories, RegistrationLimits],
+  imports: [CqrsModule, AuthCoreModule, CentralCoreModule],
+  controllers: [TenantsController, TenantSettingsController, SystemSettingsController, ClientsController, UsersController, JwksAdminController, AuditEventsController, TokenHistoriesController, RegistrationsController, ...rbacControllers, ...pageControllers, ...edgeControllers],
+  // The timer of automatic key rotation runs where the admin API does, not on every edge.
+  providers: [KeyRotation],
+  exports: [CentralCoreModule],
 })
 export class CentralModule {}

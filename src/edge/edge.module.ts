@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
-import { CentralModule } from '../central/central.module.js';
+import { CentralCoreModule } from '../central/central.module.js';
 import { RegistrationController } from './registration/registration.controller.js';
-import { AuthModule } from '../auth/auth.module.js';
+import { AuthCoreModule } from '../auth/auth.module.js';
 import { ConsentController } from './consent/consent.controller.js';
 import { LoginController } from './login/login.controller.js';
 import { DeviceCookies } from './login/device-cookie.js';
@@ -25,7 +25,7 @@ import { ThemeAssetsController } from './pages/theme-assets.controller.js';
 
 /** The traffic plane: browser login, registration and consent, the tenant's theme, /permissions/me and the proxy to resources; the native API comes later. */
 @Module({
-  imports: [AuthModule, CqrsModule, CentralModule],
+  imports: [AuthCoreModule, CqrsModule, CentralCoreModule],
   controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController, DeviceController],
   providers: [
     SignInLimits,

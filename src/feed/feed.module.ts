@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, Inject, Module, type OnApplicationBootstrap } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module.js';
+import { AuthCoreModule } from '../auth/auth.module.js';
 import { AdminTokens } from '../central/auth/admin-tokens.js';
 import { EventFeed } from './event-feed.js';
 import { EventsController } from './events.controller.js';
@@ -7,7 +7,7 @@ import { FeedAccess } from './feed-access.js';
 
 /** The event feed: the tenant's integration events (CloudEvents) as JSON pages and Server-Sent Events. */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthCoreModule],
   controllers: [EventsController],
   providers: [EventFeed, FeedAccess, AdminTokens],
 })

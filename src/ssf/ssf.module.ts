@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, Inject, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module.js';
+import { AuthCoreModule } from '../auth/auth.module.js';
 import { AdminTokens } from '../central/auth/admin-tokens.js';
 import { CommandPath } from '../central/command-path.js';
 import { DeliveryModule } from '../delivery/delivery.module.js';
@@ -21,7 +21,7 @@ import { StreamsController } from './streams.controller.js';
  * or pushed (RFC 8935) with the shared delivery machinery.
  */
 @Module({
-  imports: [AuthModule, DeliveryModule],
+  imports: [AuthCoreModule, DeliveryModule],
   controllers: [SsfMetadataController, StreamsController, PollController],
   providers: [AdminTokens, CommandPath, SsfAccess, SsfStreams, SetStore, SetTargets, SecurityEventTokens, SsfFollower, SsfPushKind],
 })

@@ -23,6 +23,16 @@ describe('bootstrap: resources, permissions, roles and users\' roles', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it('names the routes, identity header and token forwarding of an existing resource when the file asks otherwise', async () => {
+    const route = { methods: ['GET'], path: '/a', permissions: [] };
+    const { sent, access } = items({ resources: { 'acme/api': { resourceId: 'api', identifier: 'https://api.example.com', scopes: [], routes: [route] } } });
+    const same = { resourceId: 'api', identifier: 'https://api.example.com', scopes: [], routes: [route] };
+    expect(await access.resource(same)).toEqual({ created: false, unapplied: [] });
+    const asked = { ...same, routes: [{ ...route, path: '/b' }], identityHeader: 'x-caller', forwardToken: true };
+    expect(await access.resource(asked)).toEqual({ created: false, unapplied: ['routes', 'identity_header', 'forward_token'] });
+    expect(sent).toEqual([]);
+  });
+
   it('gives roles to a user it has just created only; an existing user keeps the roles the admins left, and the missing ones are named', async () => {
     const { sent, access } = items({ users: { 'acme/u1': { userId: 'u1', roles: ['viewer'] } } });
     expect(await access.userRoles('u1', ['viewer', 'admin'], false)).toEqual({ created: false, unapplied: ['roles (admin)'] });

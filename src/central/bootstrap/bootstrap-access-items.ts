@@ -27,7 +27,7 @@ export class BootstrapAccessItems {
 
   async resource(d: ResourceDefinition): Promise<CommandResult> {
     const stored = await this.reads.get<ResourceView>('resources', resourceKey(this.by.tenantId, d.resourceId));
-    if (stored) return { created: false, unapplied: unappliedFields(d, { resourceId: stored.resourceId, identifier: stored.identifier, name: stored.name, scopes: stored.scopes, upstreamUrl: stored.upstreamUrl, introspectionClients: stored.introspectionClients }) };
+    if (stored) return { created: false, unapplied: unappliedFields(d, { resourceId: stored.resourceId, identifier: stored.identifier, name: stored.name, scopes: stored.scopes, upstreamUrl: stored.upstreamUrl, introspectionClients: stored.introspectionClients, routes: stored.routes, identityHeader: stored.identityHeader, forwardToken: stored.forwardToken }) };
     await this.commands.execute(new CreateResource(this.by, d));
     return { created: true };
   }

@@ -1,4 +1,5 @@
 import type { PermissionDefinition } from '../../domain/permission/permission.events.js';
+import { MAX_ROUTES, type ResourceRoute, routesFault } from '../../domain/resource/resource-routes.js';
 import type { ResourceDefinition } from '../../domain/resource/resource.events.js';
 import type { RoleDefinition } from '../../domain/role/role.events.js';
 
@@ -10,6 +11,8 @@ export interface FieldReader {
   string(v: unknown, path: string): string;
   optionalString(v: unknown, path: string): string | undefined;
   strings(v: unknown, path: string, fallback?: string[]): string[];
+  bool(v: unknown, path: string, fallback: boolean): boolean;
+  fail(path: string, problem: string): never;
 }
 
 /** A tenant's resources, permissions and roles in the bootstrap file (snake_case, as in the admin API). */
@@ -21,17 +24,22 @@ export interface BootstrapAccess {
 
 export const ACCESS_FIELDS = ['resources', 'permissions', 'roles'];
 
-/** The shapes only: ids, references and the identifier's form are checked as the admin API checks them, when applied. */
+/**
+ * The shapes, and a resource's routes as the admin API checks them (before anything is
+ * applied); ids, references and the identifier's form are checked as the admin API checks
+ * them, when applied.
+ */
 export function readAccess(r: FieldReader, n: Record<string, unknown>, path: string): BootstrapAccess {
   const access: BootstrapAccess = {};
   if (n.resources !== undefined) {
     access.resources = r.array(n.resources, `${path}.resources`).map((v, i) => {
       const at = `${path}.resources[${i}]`;
       const o = r.object(v, at);
-      r.only(o, at, ['id', 'identifier', 'name', 'scopes', 'upstream_url', 'introspection_clients']);
+      r.only(o, at, ['id', 'identifier', 'name', 'scopes', 'upstream_url', 'introspection_clients', ...PROXY_FIELDS]);
       const name = r.optionalString(o.name, `${at}.name`);
       const upstreamUrl = r.optionalString(o.upstream_url, `${at}.upstream_url`);
       return {
+        ...readProxyFields(r, o, at),
         resourceId: r.string(o.id, `${at}.id`),
         identifier: r.string(o.identifier, `${at}.identifier`),
         scopes: r.strings(o.scopes, `${at}.scopes`),
@@ -61,4 +69,34 @@ export function readAccess(r: FieldReader, n: Record<string, unknown>, path: str
     });
   }
   return access;
+}
+
+/** Edge proxy: the fields of a resource that say what the proxy forwards and how. */
+const PROXY_FIELDS = ['routes', 'identity_header', 'forward_token'];
+
+function readProxyFields(r: FieldReader, o: Record<string, unknown>, at: string): Pick<ResourceDefinition, 'routes' | 'identityHeader' | 'forwardToken'> {
+  const identityHeader = r.optionalString(o.identity_header, `${at}.identity_header`);
+  const fields: Pick<ResourceDefinition, 'routes' | 'identityHeader' | 'forwardToken'> = {
+    ...(o.routes !== undefined ? { routes: r.array(o.routes, `${at}.routes`).map((v, i) => readRoute(r, v, `${at}.routes[${i}]`)) } : {}),
+    ...(identityHeader !== undefined ? { identityHeader } : {}),
+    ...(o.forward_token !== undefined ? { forwardToken: r.bool(o.forward_token, `${at}.forward_token`, false) } : {}),
+  };
+  if ((fields.routes?.length ?? 0) > MAX_ROUTES) r.fail(`${at}.routes`, `at most ${MAX_ROUTES} routes`);
+  // The resource decider's own check, so that the file names the field and fails before anything is applied.
+  const fault = routesFault(fields.routes ?? [], identityHeader);
+  if (fault) {
+    const [field, ...problem] = fault.split(' ');
+    r.fail(`${at}.${field}`, problem.join(' '));
+  }
+  return fields;
+}
+
+/** One route as the admin API takes it: `methods`, `path`, and `permissions` or `public: true`. */
+function readRoute(r: FieldReader, v: unknown, at: string): ResourceRoute {
+  const o = r.object(v, at);
+  r.only(o, at, ['methods', 'path', 'permissions', 'public']);
+  const methods = r.strings(o.methods, `${at}.methods`);
+  if (methods.length === 0) r.fail(`${at}.methods`, 'must list one or more methods');
+  const isPublic = r.bool(o.public, `${at}.public`, false);
+  return { methods: [...new Set(methods)], path: r.string(o.path, `${at}.path`), permissions: [...new Set(r.strings(o.permissions, `${at}.permissions`))], ...(isPublic ? { public: true } : {}) };
 }

@@ -37,6 +37,58 @@ describe('bootstrap file', () => {
     expect(t.users[0].roles).toEqual(['admin']);
   });
 
+  it('reads a resource\'s proxy routes, identity header and token forwarding, as the admin API takes them', () => {
+    const text = [
+      'tenants:',
+      '  - id: acme',
+      '    resources:',
+      '      - id: invoices',
+      '        identifier: "https://api.example.com/invoices"',
+      '        upstream_url: "http://127.0.0.1:8080"',
+      '        identity_header: x-caller',
+      '        forward_token: true',
+      '        routes:',
+      '          - { methods: [GET], path: /health, public: true }',
+      '          - { methods: [GET, POST, GET], path: "/invoices/**", permissions: [invoices:approve] }',
+      '          - { methods: ["*"], path: /me }',
+    ].join('\n');
+    const [t] = readBootstrapFile(file('routes.yaml', text), 8);
+    expect(t.resources![0]).toEqual({
+      resourceId: 'invoices',
+      identifier: 'https://api.example.com/invoices',
+      scopes: [],
+      upstreamUrl: 'http://127.0.0.1:8080',
+      identityHeader: 'x-caller',
+      forwardToken: true,
+      routes: [
+        { methods: ['GET'], path: '/health', permissions: [], public: true },
+        { methods: ['GET', 'POST'], path: '/invoices/**', permissions: ['invoices:approve'] },
+        { methods: ['*'], path: '/me', permissions: [] },
+      ],
+    });
+  });
+
+  const resource = (extra: string) => `tenants: [{ id: acme, resources: [{ id: r, identifier: "https://x", ${extra} }] }]`;
+  it.each([
+    [resource('routes: { methods: [GET], path: / }'), 'tenants[0].resources[0].routes: must be a list'],
+    [resource('routes: [{ methods: [GET] }]'), 'tenants[0].resources[0].routes[0].path: must be a non-empty string'],
+    [resource('routes: [{ methods: [], path: / }]'), 'tenants[0].resources[0].routes[0].methods: must list one or more methods'],
+    [resource('routes: [{ methods: GET, path: / }]'), 'tenants[0].resources[0].routes[0].methods: must be a list'],
+    [resource('routes: [{ methods: [GET], path: /, pubic: true }]'), 'tenants[0].resources[0].routes[0].pubic: unknown field'],
+    [resource('routes: [{ methods: [GET], path: /, public: "yes" }]'), 'tenants[0].resources[0].routes[0].public: must be true or false'],
+    [resource('routes: [{ methods: [GET], path: /a }, { methods: [FETCH], path: /b }]'), 'tenants[0].resources[0].routes[1].methods: must be one or more of GET'],
+    [resource('routes: [{ methods: [GET], path: "/a/../b" }]'), 'tenants[0].resources[0].routes[0].path: has a bad segment ".."'],
+    [resource('routes: [{ methods: [GET], path: "/**/b" }]'), 'tenants[0].resources[0].routes[0].path: may have "**" as its last segment only'],
+    [resource('routes: [{ methods: [GET], path: a }]'), 'tenants[0].resources[0].routes[0].path: must start with "/"'],
+    [resource('routes: [{ methods: [GET], path: /, permissions: ["no spaces"] }]'), 'tenants[0].resources[0].routes[0].permissions: must be permission ids'],
+    [resource('routes: [{ methods: [GET], path: /, public: true, permissions: [p] }]'), 'tenants[0].resources[0].routes[0]: is public: it cannot require permissions'],
+    [resource('identity_header: authorization'), 'tenants[0].resources[0].identity_header: must be a lower-case header name'],
+    [resource('forward_token: 1'), 'tenants[0].resources[0].forward_token: must be true or false'],
+  ])('names the route field that is wrong: %s', (text, message) => {
+    const p = file('bad-route.yaml', text);
+    expect(() => readBootstrapFile(p, 8)).toThrow(`${p}: ${message}`);
+  });
+
   it.each([
     ['tenants: [{ id: acme, roles: [{ id: r, permissions: [1] }] }]', 'tenants[0].roles[0].permissions[0]: must be a non-empty string'],
     ['tenants: [{ id: acme, permissions: [{ id: p }] }]', 'tenants[0].permissions[0].resource: must be a non-empty string'],

@@ -31,4 +31,7 @@ export const streams = {
   // Shared Signals: a receiver's stream, and what it acknowledged of its polled SETs.
   ssfStream: (tenantId: string, streamId: string) => `ssfstream-${tenantId}.${streamId}`,
   ssfAcks: (tenantId: string, streamId: string) => `ssfacks-${tenantId}.${streamId}`,
+  // Edges: a registered traffic-plane instance, and the tenant's CA of their client certificates.
+  edge: (tenantId: string, edgeId: string) => `edge-${tenantId}.${edgeId}`,
+  edgeCa: (tenantId: string) => `edgeca-${tenantId}`,
 };
