@@ -6,6 +6,8 @@ import type { DeliverySender } from './delivery-sender.js';
 import type { DeliveryStore } from './delivery-store.js';
 
 const RETRY_MS = 1000;
+/** How long a checkpoint that makes no delivery may wait to be stored: an event read again after a crash makes none either. */
+const IDLE_CHECKPOINT_MS = 1000;
 
 /**
  * Follows the log from a follower's own checkpoint and turns the events its spec reads into
@@ -19,6 +21,9 @@ export class LogFollower {
   private stopped = false;
   private buffer: RecordedEvent[] = [];
   private draining?: Promise<void>;
+  /** The position handled but not yet stored (batches that made no delivery), and when a checkpoint was last stored. */
+  private unstored?: number;
+  private storedAt = 0;
 
   constructor(
     private readonly spec: DeliveryFollowerSpec,
@@ -51,6 +56,7 @@ export class LogFollower {
     await this.subscription?.close();
     await this.loop;
     await this.draining;
+    if (this.unstored !== undefined) await this.store.created([], this.spec.checkpoint, this.unstored).catch(() => undefined);
   }
 
   /** Handles the buffered events batch by batch; a batch is retried until its deliveries are stored, since skipping it would lose them. */
@@ -73,8 +79,16 @@ export class LogFollower {
   private async handle(batch: readonly RecordedEvent[]): Promise<void> {
     const last = batch[batch.length - 1].position;
     if (this.spec.views.length) await this.runner.waitFor([...this.spec.views], last, 30_000);
+    const now = this.clock.now().getTime();
     const deliveries = await this.spec.deliveriesOf(batch.filter((e) => this.spec.eventTypes.includes(e.type)), this.clock.now());
+    // Most events make no delivery for most kinds (no webhook subscription, no back-channel client): their checkpoint is stored now and then, not at each batch.
+    if (!deliveries.length && now - this.storedAt < IDLE_CHECKPOINT_MS) {
+      this.unstored = last;
+      return;
+    }
     await this.store.created(deliveries, this.spec.checkpoint, last);
+    this.unstored = undefined;
+    this.storedAt = now;
     for (const d of deliveries) this.sender.enqueue(d);
   }
 }
