@@ -2,6 +2,8 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { type DeliverySettings, deliverySettings } from './delivery/delivery-settings.js';
+// Second factors (MFA): outbound mail of e-mail codes.
+import { type MailSettings, mailSettings } from './edge/challenges/mail-settings.js';
 
 /** Server configuration, read once from the environment (every variable is listed in the README). */
 export interface Config {
@@ -22,6 +24,8 @@ export interface Config {
   signIn: SignInSettings;
   /** Back-channel logout delivery: timeouts and retries. */
   delivery: DeliverySettings;
+  /** Second factors (MFA): how e-mail codes are sent. */
+  mail: MailSettings;
 }
 
 export interface SignInSettings {
@@ -134,5 +138,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
     signIn: signInSettings(env),
     delivery: deliverySettings(env),
+    mail: mailSettings(env),
   };
 }

@@ -37,10 +37,13 @@ import { DeleteThemeHandler, SaveThemeHandler } from './theme/theme-commands.js'
 import { ThemeController } from './theme/theme.controller.js';
 import { DeleteFormHandler, SaveFormHandler } from './forms/form-commands.js';
 import { FormsController } from './forms/forms.controller.js';
+// Second factors (MFA).
+import { DeleteChallengesHandler, SaveChallengesHandler } from './challenges/challenges-commands.js';
+import { ChallengesController } from './challenges/challenges.controller.js';
 
 /** The edge pages' texts, theme and forms. */
-const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler, SaveThemeHandler, DeleteThemeHandler, SaveFormHandler, DeleteFormHandler];
-const pageControllers = [LocalesController, ThemeController, FormsController];
+const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler, SaveThemeHandler, DeleteThemeHandler, SaveFormHandler, DeleteFormHandler, SaveChallengesHandler, DeleteChallengesHandler];
+const pageControllers = [LocalesController, ThemeController, FormsController, ChallengesController];
 
 /** Scopes, resources, permissions, roles and role assignments. */
 const rbacHandlers = [SaveScopeHandler, DeleteScopeHandler, CreateResourceHandler, UpdateResourceHandler, DeleteResourceHandler, CreatePermissionHandler, UpdatePermissionHandler, DeletePermissionHandler, SaveRoleHandler, DeleteRoleHandler, AssignRoleHandler];

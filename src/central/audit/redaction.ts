@@ -9,7 +9,7 @@
  */
 export const WITHHELD = '[withheld]';
 
-const WITHHELD_FIELDS = new Set(['passwordHash', 'encryptedPrivateKey']);
+const WITHHELD_FIELDS = new Set(['passwordHash', 'encryptedPrivateKey', 'sealedTotpSecret']);
 
 /** `data` with the fields above replaced by WITHHELD, wherever they are; the input is not changed. */
 export function redacted(data: unknown): unknown {

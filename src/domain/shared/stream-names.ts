@@ -26,4 +26,7 @@ export const streams = {
   locale: (tenantId: string, tag: string) => `locale-${tenantId}.${tag}`,
   theme: (tenantId: string) => `theme-${tenantId}`,
   form: (tenantId: string, form: string) => `form-${tenantId}.${form}`,
+  // Second factors (MFA): a tenant's policy, and each user's factors.
+  challenges: (tenantId: string) => `challenges-${tenantId}`,
+  secondFactors: (tenantId: string, userId: string) => `secondfactors-${tenantId}.${userId}`,
 };
