@@ -18,4 +18,4 @@ export function restrictedForUsers(scope: string): boolean {
 /** The event feed's scope (`{issuer}/events`): restricted like the admin scopes, and honoured on a client's own token only. */
 export const FEED_SCOPE = 'events:read';
 
-export const STANDARD_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'azp', ...RELEASABLE_CLAIMS];
+export const STANDARD_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'azp', /* MFA */ 'acr', 'amr', ...RELEASABLE_CLAIMS];

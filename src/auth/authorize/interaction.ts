@@ -32,6 +32,8 @@ export interface AuthorizationRequest {
   resource?: string;
   /** RFC 9449 §10: the DPoP key thumbprint the code is bound to. */
   dpopJkt?: string;
+  /** MFA: OpenID Connect Core §3.1.2.1 `acr_values`, in order of preference. */
+  acrValues?: string[];
   /** Seconds; when the request arrived (prompt=login asks for an authentication after it). */
   startedAt: number;
   /** Binds the pending request to the browser that started it: the value of its own cookie, `interaction-<interactionId>`. */
