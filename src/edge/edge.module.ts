@@ -7,6 +7,7 @@ import { ConsentController } from './consent/consent.controller.js';
 import { LoginController } from './login/login.controller.js';
 import { DeviceCookies } from './login/device-cookie.js';
 import { SignInLimits } from './login/sign-in-limits.js';
+import { PasswordSignIn } from './login/password-sign-in.js';
 import { DeviceController } from './device/device.controller.js';
 import { UserCodeLimits } from './device/user-code-limits.js';
 import { EdgeCallers } from './caller.js';
@@ -29,6 +30,7 @@ import { ThemeAssetsController } from './pages/theme-assets.controller.js';
   controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController, DeviceController],
   providers: [
     SignInLimits,
+    PasswordSignIn,
     UserCodeLimits,
     DeviceCookies,
     EdgeCallers,
