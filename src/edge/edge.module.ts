@@ -23,11 +23,17 @@ import { ProxyRoute } from './proxy/proxy.route.js';
 import { Upstreams } from './proxy/upstreams.js';
 
 import { ThemeAssetsController } from './pages/theme-assets.controller.js';
+// Second factors (MFA).
+import { CONFIG, type Config } from '../config.js';
+import { ChallengesPagesController } from './challenges/challenges.controller.js';
+import { MAIL_PORT, mailPort } from './challenges/mailer.js';
+import { SecondFactors } from './challenges/second-factors.js';
+import { SignInCompletion } from './login/sign-in-completion.js';
 
 /** The traffic plane: browser login, registration and consent, the tenant's theme, /permissions/me and the proxy to resources; the native API comes later. */
 @Module({
   imports: [AuthModule, CqrsModule, CentralModule],
-  controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController, DeviceController],
+  controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController, DeviceController, ChallengesPagesController],
   providers: [
     SignInLimits,
     PasswordSignIn,
@@ -43,7 +49,11 @@ import { ThemeAssetsController } from './pages/theme-assets.controller.js';
     Forwarder,
     ProxyHandler,
     ProxyRoute,
+    // Second factors (MFA).
+    { provide: MAIL_PORT, useFactory: (config: Config) => mailPort(config.mail), inject: [CONFIG] },
+    SecondFactors,
+    SignInCompletion,
   ],
-  exports: [ProxyMetrics],
+  exports: [ProxyMetrics, SecondFactors],
 })
 export class EdgeModule {}

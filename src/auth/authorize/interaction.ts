@@ -44,6 +44,11 @@ export interface AuthorizationRequest {
   authenticated?: boolean;
   /** Set once the user has answered the consent page in this interaction. */
   consented?: boolean;
+  /**
+   * MFA: set once the password was right and a second factor is due: the user who typed it, the
+   * factors they may answer with, and the sealed secret of an authenticator app being set up.
+   */
+  secondFactor?: { userId: string; factors: Array<'totp' | 'email_otp'>; enrolTotp?: string; emailSent?: true };
   /** Device grant (RFC 8628): set on the user-code page's interactions, with the key of the device authorization once a code names one. */
   device?: { key?: string };
 }

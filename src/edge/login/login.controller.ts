@@ -1,16 +1,10 @@
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AuthorizeFlow } from '../../auth/authorize/authorize-flow.js';
 import { type FlowResult, pageImages, sendFlowResult } from '../../auth/authorize/flow-result.js';
 import { type AuthorizationRequest, Interactions } from '../../auth/authorize/interaction.js';
 import { formParams } from '../../auth/form-request.js';
 import { InvalidRequest, UserFacingError } from '../../auth/oauth-errors.js';
 import { readParams } from '../../auth/params.js';
-import { BrowserSessions, SESSION_COOKIE } from '../../auth/sessions/browser-session.js';
-import { mintArtefact, newSessionId, SessionCommands, sessionIdFor } from '../../auth/sessions/session-commands.js';
-import { replacedJustNow, type SessionCommand } from '../../domain/session/session.decider.js';
-import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
-import { Clock } from '../../infrastructure/nest/clock.js';
 import { Directory } from '../../shared/directory.js';
 import { type PageContext, fill, render } from '../../shared/html.js';
 import { PageContexts } from '../pages/page-contexts.js';
@@ -20,6 +14,8 @@ import type { MessageKey } from '../pages/messages.en.js';
 import { DeviceCookies } from './device-cookie.js';
 import type { Refusal } from './sign-in-limits.js';
 import { PasswordSignIn } from './password-sign-in.js';
+import { SecondFactors } from '../challenges/second-factors.js';
+import { SignInCompletion } from './sign-in-completion.js';
 import { originOf } from '../../shared/request-origin.js';
 
 /** What a sign-in held up by each limit is told. */
@@ -43,15 +39,13 @@ interface Notice {
 export class LoginController {
   constructor(
     @Inject(Directory) private readonly directory: Directory,
-    @Inject(AuthorizeFlow) private readonly flow: AuthorizeFlow,
     @Inject(Interactions) private readonly interactions: Interactions,
-    @Inject(BrowserSessions) private readonly browser: BrowserSessions,
-    @Inject(SessionCommands) private readonly sessions: SessionCommands,
-    @Inject(Clock) private readonly clock: Clock,
-    @Inject(KeyEncryption) private readonly keys: KeyEncryption,
     @Inject(DeviceCookies) private readonly devices: DeviceCookies,
     @Inject(PageContexts) private readonly locales: PageContexts,
     @Inject(PasswordSignIn) private readonly signIn: PasswordSignIn,
+    // MFA: second factors, and the end of a sign-in shared with their pages.
+    @Inject(SecondFactors) private readonly factors: SecondFactors,
+    @Inject(SignInCompletion) private readonly completion: SignInCompletion,
   ) {}
 
   @Get('login')
@@ -89,44 +83,21 @@ export class LoginController {
       return;
     }
     const { user } = outcome;
-    const now = this.clock.seconds();
-    const held = await this.browser.held(tenantId, req.headers.cookie);
-    const actor = `user:${user.userId}`;
-    const same = held !== undefined && held.state.userId === user.userId;
-    // One user per browser: signing in as someone else ends the session this browser held (by a
-    // cookie that opens it, or one a sign-in sent alongside just replaced), which its cookie no
-    // longer reaches and whose tokens would otherwise live on unseen.
-    if (held && !same && (held.current || replacedJustNow(held.state, held.cookieHash, now))) {
-      await this.sessions.run(tenantId, held.state.sessionId, { kind: 'EndSession', reason: 'another_user_signed_in', now }, actor, { origin });
-    }
-    // Signing in again keeps the session under a new cookie: a copy of an old one does not gain the new sign-in.
-    const sessionId = same ? held.state.sessionId : await this.newSession(tenantId, request, user.userId);
-    const cookie = mintArtefact(sessionId);
-    const command: SessionCommand = same
-      ? { kind: 'Reauthenticate', userId: user.userId, presentedCookieHash: held.cookieHash, cookieHash: cookie.hash, now }
-      : { kind: 'StartSession', tenantId, sessionId, userId: user.userId, cookieHash: cookie.hash, now };
-    await this.sessions.run(tenantId, sessionId, command, actor, { origin });
-    const cookies = [this.browser.cookie(tenantId, SESSION_COOKIE, cookie.value)];
-    // Device grant (RFC 8628 §3.3): back to the user-code page, to allow or deny the device.
-    if (request.device) {
-      const location = `${this.directory.issuer(tenantId)}/device?interaction=${encodeURIComponent(this.interactions.seal({ ...request, authenticated: true }))}`;
-      sendFlowResult(reply, { kind: 'redirect', location, cookies: [...cookies, this.devices.issue(tenantId, username)] });
+    // MFA: a second factor due for this client goes to its page, the password proved in the sealed request.
+    const need = await this.factors.need(tenantId, request.clientId, user, request.acrValues);
+    if (need.kind === 'unavailable') {
+      sendFlowResult(reply, this.form(page, params.interaction!, username, 400, { key: 'challenge.unavailable' }));
       return;
     }
-    const client = await this.directory.client(tenantId, request.clientId);
-    if (!client) throw new UserFacingError(new InvalidRequest('the client no longer exists'));
-    const result: FlowResult = await this.flow.resume(tenant, client, { ...request, authenticated: true }, await this.sessions.load(tenantId, sessionId), origin);
-    sendFlowResult(reply, { ...result, cookies: [...cookies, this.devices.issue(tenantId, username), ...(result.cookies ?? [])] });
-  }
-
-  /**
-   * The session a sign-in on `request` starts: the one the same form posted before started,
-   * unless that one has ended since (signed out, or ended by another user's sign-in, and the
-   * form posted again with the back button); then a new one.
-   */
-  private async newSession(tenantId: string, request: AuthorizationRequest, userId: string): Promise<string> {
-    const sessionId = sessionIdFor(this.keys, tenantId, request.browserNonce, userId);
-    return (await this.sessions.load(tenantId, sessionId)).revoked ? newSessionId() : sessionId;
+    if (need.kind !== 'none') {
+      const enrolTotp = need.kind === 'enrol-totp' ? (await this.factors.beginEnrolment(tenantId, user)).sealedTotpSecret : undefined;
+      const pending = this.interactions.seal({ ...request, secondFactor: { userId: user.userId, factors: need.kind === 'prove' ? need.factors : [], ...(enrolTotp ? { enrolTotp } : {}) } });
+      const path = enrolTotp ? 'mfa-enrol' : 'mfa';
+      sendFlowResult(reply, { kind: 'redirect', location: `${this.directory.issuer(tenantId)}/${path}?interaction=${encodeURIComponent(pending)}` });
+      return;
+    }
+    const { sessionId, cookies } = await this.completion.signIn(tenantId, request, user, this.factors.passwordOnly(), req.headers.cookie, origin);
+    sendFlowResult(reply, await this.completion.resume(tenant, request, sessionId, cookies, origin));
   }
 
   /** The pending request, only in the browser that started it. */
