@@ -14,12 +14,17 @@ const PWD = 'urn:authserver:acr:pwd';
 /** The mails the loopback SMTP server received: recipient and body. */
 const mails: Array<{ to: string; text: string }> = [];
 let smtp: SMTPServer;
+/** When set, the relay refuses every recipient (550). */
+let refuseMail = false;
 
 async function startSmtp(): Promise<string> {
   const port = await freePort();
   smtp = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
+    onRcptTo(address, _session, callback) {
+      callback(refuseMail ? Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }) : undefined);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -250,6 +255,20 @@ describe('e-mail one-time codes over SMTP', () => {
     const done = await browser.post(form.action, { ...form.fields, code });
     expect(await idClaims(req, done)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: MFA });
     expect((await browser.post(form.action, { ...form.fields, code })).status).toBe(400);
+  });
+
+  it('a relay that refuses the mail: 503 and the page again, no crash', async () => {
+    const { browser, posted } = await password({ username: 'alice' });
+    const page = await browser.follow(new URL(posted.headers.get('location')!, server.baseUrl).href, server.baseUrl);
+    const send = pageForm(await page.text(), '/mfa-email');
+    refuseMail = true;
+    try {
+      const sent = await browser.post(send.action, send.fields);
+      expect(sent.status).toBe(503);
+      expect(await sent.text()).toContain('The e-mail could not be sent.');
+    } finally {
+      refuseMail = false;
+    }
   });
 
   it('wrong codes count towards the sign-in limits of the username: 429 with Retry-After', async () => {

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TenantView } from '../../../projections/tenants.projection.js';
 import type { UserView } from '../../../projections/users.projection.js';
@@ -26,6 +26,8 @@ type Pending = AuthorizationRequest & { secondFactor: NonNullable<AuthorizationR
  */
 @Controller(':tenant')
 export class ChallengesPagesController {
+  private readonly logger = new Logger('SecondFactors');
+
   constructor(
     @Inject(Directory) private readonly directory: Directory,
     @Inject(Interactions) private readonly interactions: Interactions,
@@ -59,7 +61,14 @@ export class ChallengesPagesController {
   async sendEmail(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const { request, user, ctx } = await this.open(tenantId, formParams(req).interaction, req);
     if (!request.secondFactor.factors.includes('email_otp')) throw new UserFacingError(new InvalidRequest('e-mail codes are not offered for this sign-in'));
-    await this.factors.sendEmailCode(tenantId, user, { subject: ctx.messages['challenge.email.subject'], body: ctx.messages['challenge.email.body'] }, originOf(req));
+    try {
+      await this.factors.sendEmailCode(tenantId, user, { subject: ctx.messages['challenge.email.subject'], body: ctx.messages['challenge.email.body'] }, originOf(req));
+    } catch (e) {
+      // The relay is down or refused the mail: the user may try again, or use another factor.
+      this.logger.error(`an e-mail code was not sent: ${String(e)}`);
+      sendFlowResult(reply, this.challengePage(ctx, request, 503, { key: 'challenge.email.failed', error: true }));
+      return;
+    }
     const sent: Pending = { ...request, secondFactor: { ...request.secondFactor, emailSent: true } };
     sendFlowResult(reply, this.challengePage(ctx, sent, 200, { key: 'challenge.email.sent', vars: { minutes: Math.ceil(this.config.mail.codeTtl / 60) } }, true));
   }

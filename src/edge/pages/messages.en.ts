@@ -84,6 +84,7 @@ export const EN = {
   'challenge.email.sent': 'A code was sent to your e-mail address. It is valid for {minutes} minutes.',
   'challenge.email.label': 'Code from the e-mail',
   'challenge.wrong': 'Wrong or expired code.',
+  'challenge.email.failed': 'The e-mail could not be sent. Try again later.',
   'challenge.limited': 'Too many wrong codes. Try again in {seconds} s.',
   'challenge.email.subject': 'Your sign-in code',
   'challenge.email.body': 'Your sign-in code is {code}. It expires in {minutes} minutes. If you did not try to sign in, change your password.',

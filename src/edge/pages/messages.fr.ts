@@ -82,6 +82,7 @@ export const FR: Messages = {
   'challenge.email.sent': 'Un code a été envoyé à votre adresse e-mail. Il est valable {minutes} minutes.',
   'challenge.email.label': "Code reçu par e-mail",
   'challenge.wrong': 'Code incorrect ou expiré.',
+  'challenge.email.failed': "L'e-mail n'a pas pu être envoyé. Réessayez plus tard.",
   'challenge.limited': 'Trop de codes incorrects. Réessayez dans {seconds} s.',
   'challenge.email.subject': 'Votre code de connexion',
   'challenge.email.body': "Votre code de connexion est {code}. Il expire dans {minutes} minutes. Si vous n'avez pas tenté de vous connecter, changez votre mot de passe.",
