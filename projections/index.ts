@@ -3,6 +3,7 @@ import { clientsProjection } from './clients.projection.js';
 import { localesProjection } from './locales.projection.js';
 import { themesProjection } from './themes.projection.js';
 import { formsProjection } from './forms.projection.js';
+import { challengesProjection } from './challenges.projection.js';
 import type { Projection } from './projection.js';
 import { permissionsProjection } from './permissions.projection.js';
 import { resourcesProjection } from './resources.projection.js';
@@ -36,6 +37,8 @@ export const allProjections: readonly Projection<any>[] = [
   localesProjection,
   themesProjection,
   formsProjection,
+  // Second factors (MFA).
+  challengesProjection,
   backchannelSessionsProjection,
   // Webhooks.
   webhookSubscriptionsProjection,

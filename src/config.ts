@@ -3,6 +3,8 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { type DeliverySettings, deliverySettings } from './delivery/delivery-settings.js';
 import { type JwksUriSettings, jwksUriSettings } from './auth/client-keys/jwks-fetcher.js';
+// Second factors (MFA): outbound mail of e-mail codes.
+import { type MailSettings, mailSettings } from './edge/challenges/mail-settings.js';
 
 /** Server configuration, read once from the environment (every variable is listed in the README). */
 export interface Config {
@@ -25,6 +27,8 @@ export interface Config {
   delivery: DeliverySettings;
   /** Fetching clients' `jwks_uri`: time and size limits. */
   jwksUri: JwksUriSettings;
+  /** Second factors (MFA): how e-mail codes are sent. */
+  mail: MailSettings;
   /** Which modules this process serves (`ROLE`): all of them, the traffic plane alone, or all but it. */
   role: Role;
 }
@@ -162,5 +166,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     delivery: deliverySettings(env),
     jwksUri: jwksUriSettings(env),
     role: role(env, env.EVENTSTORE_URL || undefined, env.MONGODB_URL || undefined),
+    mail: mailSettings(env),
   };
 }

@@ -21,4 +21,4 @@ export const FEED_SCOPE = 'events:read';
 /** Shared Signals: a receiver's scope to manage its streams and poll them; restricted like the feed's, on a client's own token only. */
 export const SSF_SCOPE = 'ssf:manage';
 
-export const STANDARD_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'azp', ...RELEASABLE_CLAIMS];
+export const STANDARD_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'azp', /* MFA */ 'acr', 'amr', ...RELEASABLE_CLAIMS];

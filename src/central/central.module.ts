@@ -47,10 +47,13 @@ import { EdgesController } from './edges/edges.controller.js';
 const edgeHandlers = [SaveEdgeHandler, DeleteEdgeHandler, RenewEdgeCertificateHandler];
 const edgeControllers = [EdgesController, EdgeCertificatesController];
 const edgeProviders = [EdgeCa, { provide: EDGE_CERTIFICATE_SETTINGS, useFactory: () => edgeCertificateSettings() }];
+// Second factors (MFA).
+import { DeleteChallengesHandler, SaveChallengesHandler } from './challenges/challenges-commands.js';
+import { ChallengesController } from './challenges/challenges.controller.js';
 
 /** The edge pages' texts, theme and forms. */
-const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler, SaveThemeHandler, DeleteThemeHandler, SaveFormHandler, DeleteFormHandler];
-const pageControllers = [LocalesController, ThemeController, FormsController];
+const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler, SaveThemeHandler, DeleteThemeHandler, SaveFormHandler, DeleteFormHandler, SaveChallengesHandler, DeleteChallengesHandler];
+const pageControllers = [LocalesController, ThemeController, FormsController, ChallengesController];
 
 /** Scopes, resources, permissions, roles and role assignments. */
 const rbacHandlers = [SaveScopeHandler, DeleteScopeHandler, CreateResourceHandler, UpdateResourceHandler, DeleteResourceHandler, CreatePermissionHandler, UpdatePermissionHandler, DeletePermissionHandler, SaveRoleHandler, DeleteRoleHandler, AssignRoleHandler];

@@ -7,6 +7,7 @@ import { ConsentController } from './consent/consent.controller.js';
 import { LoginController } from './login/login.controller.js';
 import { DeviceCookies } from './login/device-cookie.js';
 import { SignInLimits } from './login/sign-in-limits.js';
+import { PasswordSignIn } from './login/password-sign-in.js';
 import { DeviceController } from './device/device.controller.js';
 import { UserCodeLimits } from './device/user-code-limits.js';
 import { EdgeCallers } from './caller.js';
@@ -22,13 +23,20 @@ import { ProxyRoute } from './proxy/proxy.route.js';
 import { Upstreams } from './proxy/upstreams.js';
 
 import { ThemeAssetsController } from './pages/theme-assets.controller.js';
+// Second factors (MFA).
+import { CONFIG, type Config } from '../config.js';
+import { ChallengesPagesController } from './challenges/challenges.controller.js';
+import { MAIL_PORT, mailPort } from './challenges/mailer.js';
+import { SecondFactors } from './challenges/second-factors.js';
+import { SignInCompletion } from './login/sign-in-completion.js';
 
 /** The traffic plane: browser login, registration and consent, the tenant's theme, /permissions/me and the proxy to resources; the native API comes later. */
 @Module({
   imports: [AuthCoreModule, CqrsModule, CentralCoreModule],
-  controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController, DeviceController],
+  controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController, DeviceController, ChallengesPagesController],
   providers: [
     SignInLimits,
+    PasswordSignIn,
     UserCodeLimits,
     DeviceCookies,
     EdgeCallers,
@@ -41,7 +49,11 @@ import { ThemeAssetsController } from './pages/theme-assets.controller.js';
     Forwarder,
     ProxyHandler,
     ProxyRoute,
+    // Second factors (MFA).
+    { provide: MAIL_PORT, useFactory: (config: Config) => mailPort(config.mail), inject: [CONFIG] },
+    SecondFactors,
+    SignInCompletion,
   ],
-  exports: [ProxyMetrics],
+  exports: [ProxyMetrics, SecondFactors],
 })
 export class EdgeModule {}

@@ -24,6 +24,7 @@ import { CHECKS, type CheckServices, runBrowserChecks } from './checks/index.js'
 import { type FlowResult, originSource } from './flow-result.js';
 import { isJwtMode, Jarm, transportOf } from './jarm.js';
 import { type AuthorizationRequest, interactionCookie, Interactions } from './interaction.js';
+import { ACR_MFA, acrOf, mfaRequested } from '../../domain/challenge/acr.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 
 type IssueCode = Extract<SessionCommand, { kind: 'IssueCode' }>;
@@ -76,7 +77,12 @@ export class AuthorizeFlow {
     const freshLogin = session !== undefined && request.authenticated === true && session.authTime >= request.startedAt;
     // OpenID Connect Core §3.1.2.1: max_age=0 is equivalent to prompt=login. (The tenant's own
     // limits leave no session here: see BrowserSessions.current.)
-    const reauthenticate = request.prompt.includes('login') || request.maxAge === 0 || (session !== undefined && request.maxAge !== undefined && now - session.authTime > request.maxAge);
+    const reauthenticate =
+      request.prompt.includes('login') ||
+      request.maxAge === 0 ||
+      (session !== undefined && request.maxAge !== undefined && now - session.authTime > request.maxAge) ||
+      // MFA: acr_values asking for a second factor that the session's sign-in did not prove.
+      (session !== undefined && mfaRequested(request.acrValues) && acrOf(session.amr) !== ACR_MFA);
     // Only the user an id_token_hint names may answer: another user's session counts as none,
     // and another user who has just signed in is refused (OpenID Connect Core §3.1.2.1).
     const otherUser = session !== undefined && request.hintSubject !== undefined && session.userId !== request.hintSubject;

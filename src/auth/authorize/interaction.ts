@@ -32,6 +32,8 @@ export interface AuthorizationRequest {
   resource?: string;
   /** RFC 9449 §10: the DPoP key thumbprint the code is bound to. */
   dpopJkt?: string;
+  /** MFA: OpenID Connect Core §3.1.2.1 `acr_values`, in order of preference. */
+  acrValues?: string[];
   /** Seconds; when the request arrived (prompt=login asks for an authentication after it). */
   startedAt: number;
   /** Binds the pending request to the browser that started it: the value of its own cookie, `interaction-<interactionId>`. */
@@ -42,6 +44,11 @@ export interface AuthorizationRequest {
   authenticated?: boolean;
   /** Set once the user has answered the consent page in this interaction. */
   consented?: boolean;
+  /**
+   * MFA: set once the password was right and a second factor is due: the user who typed it, the
+   * factors they may answer with, and the sealed secret of an authenticator app being set up.
+   */
+  secondFactor?: { userId: string; factors: Array<'totp' | 'email_otp'>; enrolTotp?: string; emailSent?: true };
   /** Device grant (RFC 8628): set on the user-code page's interactions, with the key of the device authorization once a code names one. */
   device?: { key?: string };
 }

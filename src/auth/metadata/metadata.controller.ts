@@ -6,6 +6,7 @@ import { SIGNING_ALGS } from '../../domain/tenant/tenant.events.js';
 import { Directory } from '../../shared/directory.js';
 import { DPOP_ALGS } from '../dpop/dpop-proofs.js';
 import { SUPPORTED_SCOPES, STANDARD_CLAIMS } from '../scopes.js';
+import { ACR_VALUES } from '../../domain/challenge/acr.js';
 import { PageContexts } from '../../edge/pages/page-contexts.js';
 
 const PATHS = [
@@ -80,6 +81,8 @@ export class MetadataController {
       code_challenge_methods_supported: profile.codeChallengeMethods,
       prompt_values_supported: ['none', 'login', 'consent'],
       claims_supported: STANDARD_CLAIMS,
+      // MFA: the authentication context classes of the ID tokens' `acr`.
+      acr_values_supported: ACR_VALUES,
       claims_parameter_supported: false,
       // JAR (RFC 9101 §10.5): request objects by value, verified with the client's jwks.
       request_parameter_supported: true,

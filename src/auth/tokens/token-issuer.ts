@@ -7,6 +7,7 @@ import { KeyRing, type LoadedKey } from '../../infrastructure/crypto/key-ring.js
 import type { AccessTokenIssued } from '../../domain/session/session.events.js';
 import { setBounded } from '../../shared/bounded-map.js';
 import { Directory } from '../../shared/directory.js';
+import { acrOf } from '../../domain/challenge/acr.js';
 import type { TokenResponse } from '../token/grant.js';
 
 /** The keys a token response is signed with, chosen before the events that name them are decided. */
@@ -79,7 +80,7 @@ export class TokenIssuer {
     tenant: TenantView,
     t: IssuedAccessToken & { sessionId: string },
     keys: ResponseKeys,
-    extra: { authTime: number; nonce?: string; refreshToken?: string },
+    extra: { authTime: number; nonce?: string; refreshToken?: string; amr?: string[] },
   ): Promise<TokenResponse> {
     const accessToken = await this.accessToken(tenant, t, keys.access, extra.authTime);
     const response: TokenResponse = { access_token: accessToken, token_type: t.jkt ? 'DPoP' : 'Bearer', expires_in: tenant.accessTokenTtl };
@@ -97,6 +98,11 @@ export class TokenIssuer {
         sid: t.sessionId,
       };
       if (extra.nonce !== undefined) claims.nonce = extra.nonce;
+      // MFA: OpenID Connect Core §2 `amr` (RFC 8176 values) and `acr`, from the sign-in the grant was made on.
+      if (extra.amr) {
+        claims.amr = extra.amr;
+        claims.acr = acrOf(extra.amr);
+      }
       claims.at_hash = halfHash(keys.id.alg, accessToken);
       response.id_token = await signJwt({ alg: keys.id.alg, kid: keys.id.kid, typ: 'JWT' }, claims, keys.id.privateKey);
     }

@@ -9,7 +9,7 @@
  */
 export const WITHHELD = '[withheld]';
 
-const WITHHELD_FIELDS = new Set(['passwordHash', 'encryptedPrivateKey', 'sealedSecret', /* Shared Signals push */ 'authorizationSealed']);
+const WITHHELD_FIELDS = new Set(['passwordHash', 'encryptedPrivateKey', 'sealedSecret', /* Shared Signals push */ 'authorizationSealed', /* MFA */ 'sealedTotpSecret']);
 
 /** `data` with the fields above replaced by WITHHELD, wherever they are; the input is not changed. */
 export function redacted(data: unknown): unknown {

@@ -19,6 +19,8 @@ export interface PushedRequestContent {
   resource?: string;
   /** RFC 9449 §10: the DPoP key thumbprint the code is bound to. */
   dpopJkt?: string;
+  /** MFA: `acr_values`, in order of preference. */
+  acrValues?: string[];
 }
 
 /**

@@ -35,9 +35,9 @@ export interface Refusable {
 }
 
 export type SessionCommand =
-  | { kind: 'StartSession'; tenantId: string; sessionId: string; userId: string; cookieHash: string; now: number }
-  | { kind: 'Reauthenticate'; userId: string; presentedCookieHash: string; cookieHash: string; now: number }
-  | { kind: 'IssueCode'; code: Omit<CodeIssued['data'], 'tenantId' | 'sessionId' | 'userId' | 'authTime'> }
+  | { kind: 'StartSession'; tenantId: string; sessionId: string; userId: string; cookieHash: string; now: number; amr?: string[] }
+  | { kind: 'Reauthenticate'; userId: string; presentedCookieHash: string; cookieHash: string; now: number; amr?: string[] }
+  | { kind: 'IssueCode'; code: Omit<CodeIssued['data'], 'tenantId' | 'sessionId' | 'userId' | 'authTime' | 'amr'> }
   | ({ kind: 'RedeemCode'; codeHash: string; clientId: string; redirectUri: string | undefined; codeVerifier: string; now: number; access: AccessTokenSpec; refresh: RefreshSpec; refreshRule: RefreshRule; refreshJkt?: string; target?: ResourceTarget } & Refusable)
   /**
    * `jkt`: the key of the request's DPoP proof, if any (a bound grant's refresh needs its key).

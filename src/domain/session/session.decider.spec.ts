@@ -279,4 +279,14 @@ describe('session decider', () => {
     const a: SessionState = given(redeemed).state;
     expect(given(redeemed).state).toEqual(a);
   });
+  it('keeps the sign-in\'s amr beyond the password, gives it to the codes issued after, and forgets it at a password-only sign-in', () => {
+    const mfa = given([]).after({ kind: 'StartSession', tenantId: 't', sessionId: 's', userId: 'u', cookieHash: 'h', now: 90, amr: ['pwd', 'otp', 'mfa'] });
+    expect(mfa.at(-1)!.data).toMatchObject({ method: 'pwd', amr: ['pwd', 'otp', 'mfa'] });
+    const issued = given(mfa).when({ kind: 'IssueCode', code });
+    expect(issued[0].data).toMatchObject({ authTime: 90, amr: ['pwd', 'otp', 'mfa'] });
+    const again = given(mfa).after({ kind: 'Reauthenticate', userId: 'u', presentedCookieHash: 'h', cookieHash: 'h2', now: 150 });
+    expect(given(again).state.amr).toBeUndefined();
+    expect(given(again).when({ kind: 'IssueCode', code })[0].data).not.toHaveProperty('amr');
+    expect(given(started).state.amr).toBeUndefined();
+  });
 });

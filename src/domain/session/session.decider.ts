@@ -30,11 +30,13 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'SessionStarted':
         return { ...s, started: true, tenantId: e.data.tenantId, sessionId: e.data.sessionId, userId: e.data.userId, cookieHashes: [e.data.cookieHash], authTime: e.data.authTime, activeAt: e.data.authTime };
       case 'UserAuthenticated': {
-        const signedIn = { authTime: e.data.authTime, activeAt: Math.max(s.activeAt, e.data.authTime) };
+        // Each sign-in says what it proved: the methods of the one before do not carry over.
+        const { amr: _before, ...was } = s;
+        const signedIn = { authTime: e.data.authTime, activeAt: Math.max(s.activeAt, e.data.authTime), ...(e.data.amr ? { amr: e.data.amr } : {}) };
         // Events recorded before cookies were replaced carry none.
-        if (!e.data.cookieHash) return { ...s, ...signedIn };
-        if (e.data.cookieAdded) return { ...s, ...signedIn, cookieHashes: [...s.cookieHashes, e.data.cookieHash] };
-        return { ...s, ...signedIn, cookieHashes: [e.data.cookieHash], replacedCookieHashes: s.cookieHashes, cookieReplacedAt: e.data.authTime };
+        if (!e.data.cookieHash) return { ...was, ...signedIn };
+        if (e.data.cookieAdded) return { ...was, ...signedIn, cookieHashes: [...s.cookieHashes, e.data.cookieHash] };
+        return { ...was, ...signedIn, cookieHashes: [e.data.cookieHash], replacedCookieHashes: s.cookieHashes, cookieReplacedAt: e.data.authTime };
       }
       case 'CodeIssued': {
         const { tenantId: _t, sessionId: _s, ...code } = e.data;

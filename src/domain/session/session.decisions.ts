@@ -63,6 +63,9 @@ function requireLive(state: SessionState, code: 'code_invalid' | 'refresh_invali
   if (state.revoked) throw new DomainError('session_revoked', 'the session has ended');
 }
 
+/** MFA: the sign-in's methods beyond the password, when there are any (RFC 8176). */
+const amrOf = (c: { amr?: string[] }) => (c.amr && c.amr.some((m) => m !== 'pwd') ? { amr: c.amr } : {});
+
 /** A sign-in that opens the session, or signs in to it again when its form is posted again. */
 function startSession(c: Command<'StartSession'>, s: SessionState): SessionEvent[] {
   const ids = idsOf(s);
@@ -73,11 +76,11 @@ function startSession(c: Command<'StartSession'>, s: SessionState): SessionEvent
     requireLive(s, 'code_invalid');
     if (c.userId !== s.userId) throw new DomainError('already_exists', 'session exists');
     const alongside = c.now - s.authTime < ALONGSIDE_SECONDS;
-    return [{ type: 'UserAuthenticated', data: { ...ids, method: 'pwd', authTime: c.now, cookieHash: c.cookieHash, ...(alongside ? { cookieAdded: true as const } : {}) } }];
+    return [{ type: 'UserAuthenticated', data: { ...ids, method: 'pwd', authTime: c.now, cookieHash: c.cookieHash, ...(alongside ? { cookieAdded: true as const } : {}), ...amrOf(c) } }];
   }
   return [
     { type: 'SessionStarted', data: { tenantId: c.tenantId, sessionId: c.sessionId, userId: c.userId, cookieHash: c.cookieHash, authTime: c.now } },
-    { type: 'UserAuthenticated', data: { tenantId: c.tenantId, sessionId: c.sessionId, userId: c.userId, method: 'pwd', authTime: c.now } },
+    { type: 'UserAuthenticated', data: { tenantId: c.tenantId, sessionId: c.sessionId, userId: c.userId, method: 'pwd', authTime: c.now, ...amrOf(c) } },
   ];
 }
 
@@ -91,7 +94,7 @@ function reauthenticate(c: Command<'Reauthenticate'>, s: SessionState): SessionE
   return [
     {
       type: 'UserAuthenticated',
-      data: { ...ids, method: 'pwd', authTime: c.now, cookieHash: c.cookieHash, ...(replacedJustNow(s, c.presentedCookieHash, c.now) ? { cookieAdded: true as const } : {}) },
+      data: { ...ids, method: 'pwd', authTime: c.now, cookieHash: c.cookieHash, ...(replacedJustNow(s, c.presentedCookieHash, c.now) ? { cookieAdded: true as const } : {}), ...amrOf(c) },
     },
   ];
 }
@@ -106,6 +109,7 @@ function issueCode(c: Command<'IssueCode'>, s: SessionState): SessionEvent[] {
       data: Object.assign({}, ids, c.code, {
         codeChallenge: c.code.codeChallengeMethod === 'plain' ? s256(c.code.codeChallenge) : c.code.codeChallenge,
         authTime: s.authTime,
+        ...(s.amr ? { amr: s.amr } : {}),
       }),
     },
   ];

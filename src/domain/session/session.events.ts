@@ -14,7 +14,8 @@ export type SessionStarted = DomainEvent<'SessionStarted', { tenantId: string; s
  */
 export type UserAuthenticated = DomainEvent<
   'UserAuthenticated',
-  { tenantId: string; sessionId: string; userId: string; method: 'pwd'; authTime: number; cookieHash?: string; cookieAdded?: true }
+  // MFA: `amr` (RFC 8176) when the sign-in proved more than the password; absent, `pwd` alone.
+  { tenantId: string; sessionId: string; userId: string; method: 'pwd'; authTime: number; cookieHash?: string; cookieAdded?: true; amr?: string[] }
 >;
 /** How long an authorization code lives, in seconds (RFC 6749 §4.1.2: a short time). */
 export const CODE_TTL_SECONDS = 60;
@@ -40,6 +41,8 @@ export type CodeIssued = DomainEvent<
     scope: string[];
     nonce?: string;
     authTime: number;
+    /** MFA: the session's authentication methods (RFC 8176) when the code was issued, if more than the password. */
+    amr?: string[];
     /** Resource indicators (RFC 8707 §2.1): the identifier of the resource the code's access tokens are for. */
     resource?: string;
     /** RFC 9449 §10: the thumbprint of the DPoP key the code is bound to (`dpop_jkt`). */

@@ -9,10 +9,10 @@ type SavedSession = Omit<SessionState, 'redeemedCodes' | 'refresh'> & { redeemed
 /**
  * Sessions that refresh for months fold tens of thousands of events. Version 11: the state as
  * in session.state.ts (rotated tokens packed, codes compacted, each grant's authTime, grants
- * kept past the end, a grant's DPoP key); raise it with any change to evolve, compaction or the state's shape.
+ * kept past the end, a grant's DPoP key, the sign-in's amr); raise it with any change to evolve, compaction or the state's shape.
  */
 export const sessionSnapshot: SnapshotCodec<SessionState> = {
-  version: 11,
+  version: 12,
   encode: (s): SavedSession => ({
     ...s,
     redeemedCodes: chainToArray(s.redeemedCodes),

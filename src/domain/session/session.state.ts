@@ -52,6 +52,8 @@ export interface SessionState {
   replacedCookieHashes: readonly string[];
   cookieReplacedAt: number;
   authTime: number;
+  /** MFA: the last sign-in's authentication methods (RFC 8176), when more than the password. */
+  amr?: string[];
   /** The last sign-in, or the last code issued to the browser since: the session's last use. */
   activeAt: number;
   revoked: boolean;

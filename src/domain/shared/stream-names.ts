@@ -34,4 +34,7 @@ export const streams = {
   // Edges: a registered traffic-plane instance, and the tenant's CA of their client certificates.
   edge: (tenantId: string, edgeId: string) => `edge-${tenantId}.${edgeId}`,
   edgeCa: (tenantId: string) => `edgeca-${tenantId}`,
+  // Second factors (MFA): a tenant's policy, and each user's factors.
+  challenges: (tenantId: string) => `challenges-${tenantId}`,
+  secondFactors: (tenantId: string, userId: string) => `secondfactors-${tenantId}.${userId}`,
 };

@@ -11,6 +11,8 @@ import { checkNoRequestUri } from './check-no-request-uri.js';
 import { checkParRequired } from './check-par-required.js';
 import { checkPkce } from './check-pkce.js';
 import { checkPrompt } from './check-prompt.js';
+// MFA: acr_values.
+import { checkAcrValues } from './check-acr-values.js';
 import { checkPushedRequest, checkReferenceRepeats } from './check-pushed-request.js';
 import { checkRedirectUri } from './check-redirect-uri.js';
 import { checkRepeated } from './check-repeated.js';
@@ -37,6 +39,7 @@ const REQUEST_RULES = [
   checkResource,
   checkDpopJkt,
   checkPrompt,
+  checkAcrValues,
   checkIdTokenHint,
 ] as const;
 
@@ -124,5 +127,6 @@ function checkedRequest({ tenantId, client, request: r }: CheckContext): Checked
   if (r.uiLocales !== undefined) out.uiLocales = r.uiLocales;
   if (r.resource !== undefined) out.resource = r.resource;
   if (r.dpopJkt !== undefined) out.dpopJkt = r.dpopJkt;
+  if (r.acrValues !== undefined) out.acrValues = r.acrValues;
   return out;
 }

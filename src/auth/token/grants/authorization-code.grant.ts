@@ -10,6 +10,7 @@ import { artefactHash, mintArtefact, SessionCommands, sessionOf } from '../../se
 import { Directory } from '../../../shared/directory.js';
 import { tokenTarget } from '../../resources/resource-indicator.js';
 import { TokenIssuer } from '../../tokens/token-issuer.js';
+import { AMR_PWD } from '../../../domain/challenge/acr.js';
 import { type Grant, type GrantRequest, newUserAccessToken, type TokenResponse } from '../grant.js';
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
@@ -74,6 +75,7 @@ export class AuthorizationCodeGrant implements Grant {
           return this.tokens.userTokenResponse(tenant, { ...token.data, sessionId }, keys, {
             authTime: issued.authTime,
             nonce: issued.nonce,
+            amr: issued.amr ?? AMR_PWD,
             refreshToken: events.some((e) => e.type === 'RefreshTokenIssued') ? refresh.value : undefined,
           });
         },

@@ -1,0 +1,34 @@
+import { policyFor, secondFactorNeed } from './second-factor-need.js';
+
+const none = { totpEnrolled: false, hasEmail: false };
+const app = { totpEnrolled: true, hasEmail: false };
+const mail = { totpEnrolled: false, hasEmail: true };
+
+describe('second factor need', () => {
+  it('takes the client override, then the tenant policy, then off', () => {
+    const d = { factors: { totp: 'required' as const, email_otp: 'optional' as const }, clients: { kiosk: { totp: 'off' as const } } };
+    expect(policyFor(d, 'web')).toEqual({ totp: 'required', email_otp: 'optional' });
+    expect(policyFor(d, 'kiosk')).toEqual({ totp: 'off', email_otp: 'optional' });
+    expect(policyFor(undefined, 'web')).toEqual({ totp: 'off', email_otp: 'off' });
+  });
+
+  it('asks nothing when every factor is off, or optional and not enrolled, unless acr_values ask for mfa', () => {
+    expect(secondFactorNeed({ totp: 'off', email_otp: 'off' }, app, false)).toEqual({ kind: 'none' });
+    expect(secondFactorNeed({ totp: 'off', email_otp: 'off' }, app, true)).toEqual({ kind: 'none' });
+    expect(secondFactorNeed({ totp: 'optional', email_otp: 'off' }, none, false)).toEqual({ kind: 'none' });
+    expect(secondFactorNeed({ totp: 'optional', email_otp: 'off' }, none, true)).toEqual({ kind: 'enrol-totp' });
+    expect(secondFactorNeed({ totp: 'off', email_otp: 'optional' }, mail, false)).toEqual({ kind: 'none' });
+    expect(secondFactorNeed({ totp: 'off', email_otp: 'optional' }, mail, true)).toEqual({ kind: 'prove', factors: ['email_otp'] });
+  });
+
+  it('asks an enrolled user for the app when it is optional or required', () => {
+    expect(secondFactorNeed({ totp: 'optional', email_otp: 'off' }, app, false)).toEqual({ kind: 'prove', factors: ['totp'] });
+    expect(secondFactorNeed({ totp: 'required', email_otp: 'optional' }, { totpEnrolled: true, hasEmail: true }, false)).toEqual({ kind: 'prove', factors: ['totp', 'email_otp'] });
+  });
+
+  it('has a required app set up first, and says when nothing can be proved', () => {
+    expect(secondFactorNeed({ totp: 'required', email_otp: 'off' }, none, false)).toEqual({ kind: 'enrol-totp' });
+    expect(secondFactorNeed({ totp: 'off', email_otp: 'required' }, none, false)).toEqual({ kind: 'unavailable' });
+    expect(secondFactorNeed({ totp: 'off', email_otp: 'required' }, mail, false)).toEqual({ kind: 'prove', factors: ['email_otp'] });
+  });
+});

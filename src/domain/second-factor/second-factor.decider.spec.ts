@@ -1,0 +1,60 @@
+import { given } from '../shared/decider-spec.js';
+import { EMAIL_CODE_ATTEMPTS, type SecondFactorCommand, secondFactorDecider } from './second-factor.decider.js';
+
+const of = { tenantId: 't', userId: 'u1' };
+const enrol: SecondFactorCommand = { kind: 'EnrolTotp', ...of, sealedTotpSecret: 'v2.sealed', recoveryCodeHashes: ['r1', 'r2'], step: 100 };
+const accept = (step: number): SecondFactorCommand => ({ kind: 'AcceptTotp', ...of, step });
+const enrolled = given(secondFactorDecider).after(enrol);
+
+describe('second factor decider', () => {
+  it('enrols an authenticator app once, the confirming step counting as used', () => {
+    expect(given(secondFactorDecider).when(enrol)).toEqual([{ type: 'TotpEnrolled', data: { ...of, sealedTotpSecret: 'v2.sealed', recoveryCodeHashes: ['r1', 'r2'], step: 100 } }]);
+    expect(given(secondFactorDecider, enrolled).refused(enrol)).toBe('already_exists');
+    expect(given(secondFactorDecider, enrolled).refused(accept(100))).toBe('code_replayed');
+  });
+
+  it('accepts a step once, and no earlier one after it (RFC 6238 §5.2)', () => {
+    const s = given(secondFactorDecider, enrolled);
+    expect(s.when(accept(101))).toEqual([{ type: 'TotpCodeAccepted', data: { ...of, step: 101 } }]);
+    const after = given(secondFactorDecider, s.after(accept(101)));
+    expect(after.refused(accept(101))).toBe('code_replayed');
+    expect(after.refused(accept(99))).toBe('code_replayed');
+    expect(after.refused(accept(102))).toBe('no error');
+    expect(given(secondFactorDecider).refused(accept(1))).toBe('not_found');
+  });
+
+  it('spends each recovery code once', () => {
+    const s = given(secondFactorDecider, enrolled);
+    const use: SecondFactorCommand = { kind: 'UseRecoveryCode', ...of, recoveryCodeHash: 'r1' };
+    expect(s.when(use)).toEqual([{ type: 'RecoveryCodeUsed', data: { ...of, recoveryCodeHash: 'r1' } }]);
+    const spent = given(secondFactorDecider, s.after(use));
+    expect(spent.refused(use)).toBe('code_invalid');
+    expect(spent.refused({ ...use, recoveryCodeHash: 'r2' })).toBe('no error');
+    expect(s.refused({ ...use, recoveryCodeHash: 'nope' })).toBe('code_invalid');
+  });
+
+  describe('e-mail codes', () => {
+    const send: SecondFactorCommand = { kind: 'SendEmailCode', ...of, emailCodeHash: 'h', expiresAt: 400 };
+    const answer = (emailCodeHash: string, now = 300): SecondFactorCommand => ({ kind: 'AnswerEmailCode', ...of, emailCodeHash, now });
+    const sent = given(secondFactorDecider).after(send);
+
+    it('accepts the code once, before it expires', () => {
+      const s = given(secondFactorDecider, sent);
+      expect(s.when(answer('h'))).toEqual([{ type: 'EmailCodeAccepted', data: of }]);
+      expect(given(secondFactorDecider, s.after(answer('h'))).refused(answer('h'))).toBe('code_invalid');
+      expect(s.refused(answer('h', 400))).toBe('code_invalid');
+      expect(given(secondFactorDecider).refused(answer('h'))).toBe('code_invalid');
+    });
+
+    it('counts wrong answers, and the code dies after the last one allowed', () => {
+      let events = sent;
+      for (let i = 1; i <= EMAIL_CODE_ATTEMPTS; i++) {
+        const decided = given(secondFactorDecider, events).when(answer('wrong'));
+        expect(decided).toEqual([{ type: 'EmailCodeFailed', data: { ...of, attempts: i } }]);
+        events = [...events, ...decided];
+      }
+      expect(given(secondFactorDecider, events).refused(answer('h'))).toBe('code_invalid');
+      expect(given(secondFactorDecider, [...events, ...given(secondFactorDecider).when(send)]).when(answer('h'))[0].type).toBe('EmailCodeAccepted');
+    });
+  });
+});
