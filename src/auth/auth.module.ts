@@ -61,6 +61,6 @@ const grants = [AuthorizationCodeGrant, RefreshTokenGrant, ClientCredentialsGran
     DeviceAuthorizations,
     DevicePolls,
   ],
-  exports: [DeviceAuthorizations, DpopProofs, AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes, TenantScopes],
+  exports: [DeviceAuthorizations, DpopProofs, ClientRequests, UsedJtis, AuthorizeFlow, Interactions, BrowserSessions, SessionCommands, TokenInspector, RoleScopes, TenantScopes],
 })
 export class AuthModule {}

@@ -23,11 +23,15 @@ import { ProxyRoute } from './proxy/proxy.route.js';
 import { Upstreams } from './proxy/upstreams.js';
 
 import { ThemeAssetsController } from './pages/theme-assets.controller.js';
+import { AuthSessions } from './native/auth-sessions.js';
+import { NativeController } from './native/native.controller.js';
+import { NativeFlow } from './native/native-flow.js';
+import { NATIVE_SECOND_FACTOR, NoSecondFactor } from './native/native-second-factor.js';
 
-/** The traffic plane: browser login, registration and consent, the tenant's theme, /permissions/me and the proxy to resources; the native API comes later. */
+/** The traffic plane: browser login, registration and consent, the tenant's theme, /permissions/me and the proxy to resources, and the native apps' sign-in (/native/authorize). */
 @Module({
   imports: [AuthModule, CqrsModule, CentralModule],
-  controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController, DeviceController],
+  controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController, DeviceController, NativeController],
   providers: [
     SignInLimits,
     PasswordSignIn,
@@ -43,6 +47,10 @@ import { ThemeAssetsController } from './pages/theme-assets.controller.js';
     Forwarder,
     ProxyHandler,
     ProxyRoute,
+    // Native apps (/native/authorize); the second factors are MFA's to bind.
+    AuthSessions,
+    NativeFlow,
+    { provide: NATIVE_SECOND_FACTOR, useClass: NoSecondFactor },
   ],
   exports: [ProxyMetrics],
 })
