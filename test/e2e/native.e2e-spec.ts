@@ -5,6 +5,7 @@
 import * as oauth from 'oauth4webapi';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { TOTP } from 'otpauth';
+import { adminCall, adminClients, adminToken } from '../support/admin.js';
 import { endToEnd } from '../support/suite.js';
 import { ALICE_PASSWORD, BOOTSTRAP_YAML, REDIRECT, type TestServer } from '../support/server.js';
 import { BOB_PASSWORD, decodeJwt, jsonOf, oauthError, type RelyingParty } from '../support/rp.js';
@@ -19,7 +20,8 @@ let rp: RelyingParty;
 /** `app`: a first-party native app; `app-3p`: registered as native, but not first party (its users must consent in a browser). */
 const BOOTSTRAP = BOOTSTRAP_YAML.replace(
   '      - client_id: service',
-  `      - client_id: app
+  `${adminClients().slice(1)}
+      - client_id: app
         client_name: Acme App
         redirect_uris: ["${REDIRECT}"]
         grant_types: [authorization_code, refresh_token]
@@ -194,6 +196,20 @@ describe('/native/authorize (OAuth 2.0 for First-Party Applications)', () => {
     const answer = await challenge({ client_id: 'spa', response_type: 'code', scope: 'openid', code_challenge: p.challenge, code_challenge_method: 'S256', username: 'alice', password: ALICE_PASSWORD });
     expect(answer).toMatchObject({ status: 400, body: { error: 'unauthorized_client' } });
     expect(await challenge({ client_id: 'nope', response_type: 'code', username: 'alice', password: ALICE_PASSWORD })).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+  });
+
+  it('lets the admin API register a first-party native app (first_party_native), and take it back', async () => {
+    const admin = await adminToken(server, 'acme');
+    const created = await adminCall(server, contract, 'POST', '/acme/configuration/clients', admin, { client_id: 'app-2', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', first_party: true, first_party_native: true, scope: 'openid' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ client_id: 'app-2', first_party_native: true });
+    const p = await pkce();
+    const form = { client_id: 'app-2', response_type: 'code', scope: 'openid', code_challenge: p.challenge, code_challenge_method: 'S256', username: 'alice', password: ALICE_PASSWORD };
+    expect((await challenge(form)).status).toBe(200);
+    const patched = await adminCall(server, contract, 'PATCH', '/acme/configuration/clients/app-2', admin, { first_party_native: false }, { 'if-match': created.headers.get('etag')! });
+    expect(patched.status).toBe(200);
+    expect(patched.body.first_party_native).toBeUndefined();
+    expect(await challenge(form)).toMatchObject({ status: 400, body: { error: 'unauthorized_client' } });
   });
 
   it('applies the checks of /authorize: PKCE required, response_type code, known scopes', async () => {
