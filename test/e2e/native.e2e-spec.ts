@@ -222,6 +222,14 @@ describe('/native/authorize (OAuth 2.0 for First-Party Applications)', () => {
     expect((await jsonOf(res)).body).toMatchObject({ error: 'invalid_request' });
   });
 
+  it("takes only the user an id_token_hint names (login_required for another)", async () => {
+    const p = await pkce();
+    const alice = await redeem((await first(p, { username: 'alice', password: ALICE_PASSWORD })).body.authorization_code as string, p.verifier);
+    const asBob = await first(await pkce(), { id_token_hint: alice.id_token!, username: 'bob', password: BOB_PASSWORD });
+    expect(asBob).toMatchObject({ status: 400, body: { error: 'login_required' } });
+    expect((await first(await pkce(), { id_token_hint: alice.id_token!, username: 'alice', password: ALICE_PASSWORD })).status).toBe(200);
+  });
+
   it('sends a user of a client that is not first party to the browser to consent (redirect_to_web)', async () => {
     const p = await pkce();
     const answer = await challenge({ client_id: 'app-3p', response_type: 'code', scope: 'openid profile', code_challenge: p.challenge, code_challenge_method: 'S256', username: 'alice', password: ALICE_PASSWORD });

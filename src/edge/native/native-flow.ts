@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ClientView } from '../../../projections/clients.projection.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
 import { AuthorizeFlow } from '../../auth/authorize/authorize-flow.js';
-import { InvalidDpopProof, InvalidScope, InvalidSession, RedirectToWeb } from '../../auth/oauth-errors.js';
+import { InvalidDpopProof, InvalidScope, InvalidSession, LoginRequired, RedirectToWeb } from '../../auth/oauth-errors.js';
 import type { Params } from '../../auth/params.js';
 import { mintArtefact, newSessionId, SessionCommands } from '../../auth/sessions/session-commands.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
@@ -109,6 +109,8 @@ export class NativeFlow {
   /** The user is fully authenticated: a session of its own (no browser holds it) and a code on it (draft §5.2.1). */
   private async finish(pending: Pending, client: ClientView, userId: string, origin: RequestOrigin): Promise<NativeAnswer> {
     const { tenantId, request } = pending;
+    // OpenID Connect Core §3.1.2.1: only the user an id_token_hint names may answer.
+    if (request.hintSubject !== undefined && request.hintSubject !== userId) throw new LoginRequired('the user who signed in is not the one id_token_hint names');
     const { scope, consented } = await this.flow.grantable(tenantId, client, userId, request.scope);
     if (scope.length === 0) throw new InvalidScope('none of the requested scopes is allowed for this user');
     // Consent is asked on a page the server shows, never in the app (draft §5.2.2.1.1).
