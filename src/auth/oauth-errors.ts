@@ -156,6 +156,18 @@ export class DpopChallenge extends OAuthError {
   }
 }
 
+// OAuth 2.0 for First-Party Applications (draft-ietf-oauth-first-party-apps §5.2.2.1)
+/** The auth_session is invalid, expired, used already, or another client's. */
+export class InvalidSession extends OAuthError {
+  readonly code = 'invalid_session';
+  readonly status = 400;
+}
+/** The sign-in cannot go on without a browser: the app starts an authorization code flow (403 by the draft). */
+export class RedirectToWeb extends OAuthError {
+  readonly code = 'redirect_to_web';
+  readonly status = 403;
+}
+
 export class ServerError extends OAuthError {
   readonly code = 'server_error';
   readonly status = 500;

@@ -34,6 +34,8 @@ const ADMIN_ROUTE = /^(?:\/[^/]+)?\/configuration(?:\/|$)|^\/[^/]+\/users\/regis
 
 /** Routes a browser opens (the authorization endpoint and the pages it leads to): their errors are pages, never JSON. */
 const BROWSER_ROUTE = /\/(authorize|login|consent|logout|register)$/;
+/** The authorization challenge endpoint of native apps answers JSON, though its path ends as /authorize's. */
+const NATIVE_ROUTE = /\/native\/authorize$/;
 
 /** The HTML page of an error that is shown to the user and never sent to a client. */
 function sendErrorPage(reply: FastifyReply, e: OAuthError): void {
@@ -157,7 +159,7 @@ export class OAuthExceptionFilter implements ExceptionFilter {
       if (allow.length && !allow.includes(request.method)) error = new MethodNotAllowed(allow);
     }
     if (error instanceof MethodNotAllowed) reply.header('allow', error.allow.join(', '));
-    if (BROWSER_ROUTE.test(route)) return sendErrorPage(reply, error);
+    if (BROWSER_ROUTE.test(route) && !NATIVE_ROUTE.test(route)) return sendErrorPage(reply, error);
     sendError(reply, error);
   }
 

@@ -29,11 +29,15 @@ import { ChallengesPagesController } from './challenges/challenges.controller.js
 import { MAIL_PORT, mailPort } from './challenges/mailer.js';
 import { SecondFactors } from './challenges/second-factors.js';
 import { SignInCompletion } from './login/sign-in-completion.js';
+import { AuthSessions } from './native/auth-sessions.js';
+import { NativeController } from './native/native.controller.js';
+import { NativeFlow } from './native/native-flow.js';
+import { NATIVE_SECOND_FACTOR, NoSecondFactor } from './native/native-second-factor.js';
 
-/** The traffic plane: browser login, registration and consent, the tenant's theme, /permissions/me and the proxy to resources; the native API comes later. */
+/** The traffic plane: browser login, registration and consent, the tenant's theme, /permissions/me and the proxy to resources, and the native apps' sign-in (/native/authorize). */
 @Module({
   imports: [AuthCoreModule, CqrsModule, CentralCoreModule],
-  controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController, DeviceController, ChallengesPagesController],
+  controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController, DeviceController, ChallengesPagesController, NativeController],
   providers: [
     SignInLimits,
     PasswordSignIn,
@@ -53,6 +57,10 @@ import { SignInCompletion } from './login/sign-in-completion.js';
     { provide: MAIL_PORT, useFactory: (config: Config) => mailPort(config.mail), inject: [CONFIG] },
     SecondFactors,
     SignInCompletion,
+    // Native apps (/native/authorize); the second factors are MFA's to bind.
+    AuthSessions,
+    NativeFlow,
+    { provide: NATIVE_SECOND_FACTOR, useClass: NoSecondFactor },
   ],
   exports: [ProxyMetrics, SecondFactors],
 })

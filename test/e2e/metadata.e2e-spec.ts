@@ -145,6 +145,7 @@ describe('discovery documents', () => {
       ['revocation_endpoint', 'POST', 401],
       ['pushed_authorization_request_endpoint', 'POST', 401],
       ['device_authorization_endpoint', 'POST', 401],
+      ['authorization_challenge_endpoint', 'POST', 401],
       ['userinfo_endpoint', 'GET', 401],
       ['end_session_endpoint', 'GET', 200],
       ['jwks_uri', 'GET', 200],

@@ -11,6 +11,7 @@ const GROUPS: Array<[RegExp, OpenApiGroup]> = [
   [/^\/(logout|assets\/logout-continue\.js)$/, 'logout'],
   [/^\/(login|consent|register|device|assets\/theme\.css)$/, 'edge'],
   [/^\/permissions\/me$/, 'edge'],
+  [/^\/native\/authorize$/, 'edge'],
   // The proxy, where its path is one segment (an OpenAPI path parameter holds no "/").
   [/^\/resources\/[^/]+\/[^/]+$/, 'edge'],
   [/^\/\.well-known\/jwks\.json$/, 'jwks'],

@@ -16,11 +16,11 @@ import { ConsentRequired, InvalidScope, LoginRequired, type OAuthError, Redirect
 import { PushedRequests } from '../par/pushed-requests.js';
 import { RequestObjects } from '../request-object/request-objects.js';
 import { RoleScopes } from '../roles/role-scopes.js';
-import type { ParamsWithRepeats } from '../params.js';
+import type { Params, ParamsWithRepeats } from '../params.js';
 import { BrowserSessions } from '../sessions/browser-session.js';
 import { mintArtefact, SessionCommands } from '../sessions/session-commands.js';
 import { TokenIssuer } from '../tokens/token-issuer.js';
-import { CHECKS, type CheckServices, runBrowserChecks } from './checks/index.js';
+import { CHECKS, type CheckedRequest, type CheckServices, runBrowserChecks, runChecks } from './checks/index.js';
 import { type FlowResult, originSource } from './flow-result.js';
 import { isJwtMode, Jarm, transportOf } from './jarm.js';
 import { type AuthorizationRequest, interactionCookie, Interactions } from './interaction.js';
@@ -92,16 +92,42 @@ export class AuthorizeFlow {
       if (request.prompt.includes('none')) throw await this.toClient(request, new LoginRequired('the user is not signed in'));
       return this.interaction(`${tenantPath}/login`, request);
     }
-    const user = await this.aggregates.load(streams.user(tenant.tenantId, session.userId), userDecider);
-    const scope = await this.roleScopes.forRoles(tenant.tenantId, user.state.roles ?? [], request.scope);
+    const { scope, consented } = await this.grantable(tenant.tenantId, client, session.userId, request.scope);
     if (scope.length === 0) throw await this.toClient(request, new InvalidScope('none of the requested scopes is allowed for this user'));
     if (scope.length !== request.scope.length) request = { ...request, scope };
-    const consentNeeded = (!client.firstParty && !hasConsent(user.state, client.clientId, request.scope)) || (request.prompt.includes('consent') && !request.consented);
+    const consentNeeded = !consented || (request.prompt.includes('consent') && !request.consented);
     if (consentNeeded) {
       if (request.prompt.includes('none')) throw await this.toClient(request, new ConsentRequired('the user has not allowed this client'));
       return this.interaction(`${tenantPath}/consent`, request);
     }
-    const code = mintArtefact(session.sessionId);
+    const code = await this.issueCode(tenant.tenantId, client, request, session.sessionId, session.userId, origin).catch(async (e: unknown) => {
+      // RFC 6749 §4.1.2.1: a 503 cannot travel in a redirect; temporarily_unavailable (or server_error) can.
+      const failure = storeError(e);
+      throw failure ? await this.toClient(request, failure) : e;
+    });
+    return this.answer(request, { code, state: request.state, iss: tenantPath });
+  }
+
+  /** Of `requested`, the scopes the user's roles allow, and whether the client may have them without asking the user (first party, or allowed before). */
+  async grantable(tenantId: string, client: ClientView, userId: string, requested: string[]): Promise<{ scope: string[]; consented: boolean }> {
+    const user = await this.aggregates.load(streams.user(tenantId, userId), userDecider);
+    const scope = await this.roleScopes.forRoles(tenantId, user.state.roles ?? [], requested);
+    return { scope, consented: client.firstParty || hasConsent(user.state, client.clientId, scope) };
+  }
+
+  /**
+   * The checks of /native/authorize (CHECKS.native) on a request of `client`, authenticated
+   * already: the same rules as /authorize's, from the same table.
+   */
+  async checkNative(tenant: TenantView, client: ClientView, params: Params, origin: RequestOrigin): Promise<CheckedRequest> {
+    const { request } = await runChecks(CHECKS.native, { tenantId: tenant.tenantId, tenant, client, params, repeated: [], request: {}, origin }, this.checkServices);
+    return request;
+  }
+
+  /** Issues a code for `request` on the session's stream (single use, decided there); returns its value. */
+  async issueCode(tenantId: string, client: ClientView, request: CheckedRequest, sessionId: string, userId: string, origin: RequestOrigin): Promise<string> {
+    const now = this.clock.seconds();
+    const code = mintArtefact(sessionId);
     const issued: IssueCode['code'] = {
       grantId: randomUUID(),
       codeHash: code.hash,
@@ -117,18 +143,8 @@ export class AuthorizeFlow {
     if (request.nonce !== undefined) issued.nonce = request.nonce;
     if (request.resource !== undefined) issued.resource = request.resource;
     if (request.dpopJkt !== undefined) issued.dpopJkt = request.dpopJkt;
-    await this.sessions.run(
-      tenant.tenantId,
-      session.sessionId,
-      { kind: 'IssueCode', code: issued },
-      `user:${session.userId}`,
-      { origin },
-    ).catch(async (e: unknown) => {
-      // RFC 6749 §4.1.2.1: a 503 cannot travel in a redirect; temporarily_unavailable (or server_error) can.
-      const failure = storeError(e);
-      throw failure ? await this.toClient(request, failure) : e;
-    });
-    return this.answer(request, { code: code.value, state: request.state, iss: tenantPath });
+    await this.sessions.run(tenantId, sessionId, { kind: 'IssueCode', code: issued }, `user:${userId}`, { origin });
+    return code.value;
   }
 
   /**

@@ -98,6 +98,8 @@ export class MetadataController {
       require_pushed_authorization_requests: tenant.requirePushedAuthorizationRequests === true || profile.requirePushedRequests,
       // Device grant (RFC 8628 §4).
       device_authorization_endpoint: `${issuer}/device_authorization`,
+      // Native apps (OAuth 2.0 for First-Party Applications §8).
+      authorization_challenge_endpoint: `${issuer}/native/authorize`,
       // Edge pages: the languages of the sign-in, consent and sign-out pages.
       ui_locales_supported: await this.locales.offered(tenantId),
       // OpenID Connect Back-Channel Logout 1.0 §2.1.

@@ -21,6 +21,13 @@ describe('bootstrap file', () => {
     expect(json[0].users[0]).toEqual({ username: 'u', password: 'a long passphrase', claims: { email_verified: true } });
   });
 
+  it('reads first_party_native (native apps), absent by default', () => {
+    const [t] = readBootstrapFile(file('native.yaml', 'tenants:\n  - id: acme\n    clients:\n      - { client_id: app, redirect_uris: ["http://127.0.0.1/cb"], first_party_native: true }\n      - { client_id: spa, redirect_uris: ["http://127.0.0.1/cb"] }\n'), 8);
+    expect(t.clients[0].firstPartyNative).toBe(true);
+    expect(t.clients[1].firstPartyNative).toBeUndefined();
+    expect(() => readBootstrapFile(file('native-bad.yaml', 'tenants: [{ id: acme, clients: [{ client_id: app, first_party_native: "yes" }] }]'), 8)).toThrow('tenants[0].clients[0].first_party_native');
+  });
+
   it('reads resources, permissions, roles and the roles of users', () => {
     const text = [
       'tenants:',

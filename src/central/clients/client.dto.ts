@@ -124,6 +124,11 @@ export class ClientDto {
   @IsOptional()
   @IsBoolean()
   frontchannel_logout_session_required?: boolean;
+
+  // Native apps (OAuth 2.0 for First-Party Applications): may use the authorization challenge endpoint.
+  @IsOptional()
+  @IsBoolean()
+  first_party_native?: boolean;
 }
 
 /** The registration a DTO describes, with the defaults of the bootstrap file for what it leaves out. */
@@ -158,6 +163,8 @@ export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientReg
     // Front-channel logout.
     ...(dto.frontchannel_logout_uri !== undefined ? { frontchannelLogoutUri: dto.frontchannel_logout_uri } : {}),
     ...(dto.frontchannel_logout_session_required !== undefined ? { frontchannelLogoutSessionRequired: dto.frontchannel_logout_session_required } : {}),
+    // Native apps (first-party, /native/authorize).
+    ...(dto.first_party_native ? { firstPartyNative: true as const } : {}),
   };
 }
 
@@ -191,6 +198,8 @@ export function clientRepresentation(c: ClientView): Record<string, unknown> {
     ...(c.backchannelLogoutUri !== undefined ? { backchannel_logout_uri: c.backchannelLogoutUri, backchannel_logout_session_required: c.backchannelLogoutSessionRequired ?? false } : {}),
     // Front-channel logout.
     ...(c.frontchannelLogoutUri !== undefined ? { frontchannel_logout_uri: c.frontchannelLogoutUri, frontchannel_logout_session_required: c.frontchannelLogoutSessionRequired ?? false } : {}),
+    // Native apps (first-party, /native/authorize).
+    ...(c.firstPartyNative ? { first_party_native: true } : {}),
     ...(c.previousSecretValidUntil !== undefined ? { previous_secret_valid_until: c.previousSecretValidUntil } : {}),
     roles: c.roles ?? [],
     created_at: c.createdAt,

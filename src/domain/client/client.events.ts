@@ -69,6 +69,8 @@ export interface ClientRegistration {
   // Front-channel logout (OpenID Connect Front-Channel Logout 1.0 §2).
   frontchannelLogoutUri?: string;
   frontchannelLogoutSessionRequired?: boolean;
+  // Native apps (OAuth 2.0 for First-Party Applications): may sign users in at /native/authorize.
+  firstPartyNative?: true;
 }
 
 /** Schema version 2: `secretDigest` (version 1 had `secretHash: 'sha256:<base64url>'`; see client.upcasters.ts). */
@@ -99,7 +101,7 @@ export type ClientAuthenticationFailed = DomainEvent<
     tenantId: string;
     clientId: string;
     // 'par': PAR (RFC 9126 §2).
-    endpoint: 'token' | 'introspect' | 'revoke' | 'par' | 'device_authorization';
+    endpoint: 'token' | 'introspect' | 'revoke' | 'par' | 'device_authorization' | /* native apps */ 'native/authorize';
     method: TokenEndpointAuthMethod;
     /** `invalid_assertion`: a client assertion (RFC 7523) that does not verify; `replayed_assertion`: one whose jti was used before. */
     reason: 'wrong_secret' | 'wrong_method' | 'invalid_assertion' | 'replayed_assertion';

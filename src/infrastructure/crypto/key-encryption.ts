@@ -3,7 +3,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import { dirname, join } from 'node:path';
 
 /** What a sealed value is for: each purpose seals under a key of its own. */
-export type SealPurpose = 'signing-key' | 'interaction' | 'webhook-secret' | /* client_secret_jwt */ 'client-secret' | /* Shared Signals push */ 'ssf-authorization' | /* edges' client certificates */ 'edge-ca' | /* MFA */ 'totp-secret';
+export type SealPurpose = 'signing-key' | 'interaction' | 'webhook-secret' | /* client_secret_jwt */ 'client-secret' | /* Shared Signals push */ 'ssf-authorization' | /* edges' client certificates */ 'edge-ca' | /* MFA */ 'totp-secret' | /* native apps */ 'auth-session';
 
 /** AES-GCM tag length: a shorter tag in a sealed value is refused, never checked as is. */
 const TAG_BYTES = 16;

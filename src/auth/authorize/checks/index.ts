@@ -7,6 +7,7 @@ import { checkClient } from './check-client.js';
 import { checkDpopJkt } from './check-dpop-jkt.js';
 import { checkIdTokenHint } from './check-id-token-hint.js';
 import { checkLengths } from './check-lengths.js';
+import { checkFirstPartyNative, checkNativeDelivery } from './check-native.js';
 import { checkNoRequestUri } from './check-no-request-uri.js';
 import { checkParRequired } from './check-par-required.js';
 import { checkPkce } from './check-pkce.js';
@@ -71,6 +72,19 @@ export const CHECKS = {
     checkNoRequestUri,
     checkRequestObject,
     checkRedirectUri,
+    ...REQUEST_RULES,
+  ],
+  /**
+   * /native/authorize, the client authenticated as at the token endpoint (OAuth 2.0 for
+   * First-Party Applications §4.1): a first-party native client first, then the rules of the
+   * request itself. No redirect URI (the code is the endpoint's answer), so no
+   * check-redirect-uri, no request objects and no pushed requests (no browser to protect).
+   */
+  native: [
+    checkClient,
+    checkFirstPartyNative,
+    checkNoRequestUri,
+    checkNativeDelivery,
     ...REQUEST_RULES,
   ],
 } as const satisfies Record<string, readonly Check[]>;
