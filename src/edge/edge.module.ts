@@ -32,7 +32,8 @@ import { SignInCompletion } from './login/sign-in-completion.js';
 import { AuthSessions } from './native/auth-sessions.js';
 import { NativeController } from './native/native.controller.js';
 import { NativeFlow } from './native/native-flow.js';
-import { NATIVE_SECOND_FACTOR, NoSecondFactor } from './native/native-second-factor.js';
+import { MfaSecondFactor } from './native/mfa-second-factor.js';
+import { NATIVE_SECOND_FACTOR } from './native/native-second-factor.js';
 
 /** The traffic plane: browser login, registration and consent, the tenant's theme, /permissions/me and the proxy to resources, and the native apps' sign-in (/native/authorize). */
 @Module({
@@ -57,10 +58,10 @@ import { NATIVE_SECOND_FACTOR, NoSecondFactor } from './native/native-second-fac
     { provide: MAIL_PORT, useFactory: (config: Config) => mailPort(config.mail), inject: [CONFIG] },
     SecondFactors,
     SignInCompletion,
-    // Native apps (/native/authorize); the second factors are MFA's to bind.
+    // Native apps (/native/authorize), with the tenant's second factors.
     AuthSessions,
     NativeFlow,
-    { provide: NATIVE_SECOND_FACTOR, useClass: NoSecondFactor },
+    { provide: NATIVE_SECOND_FACTOR, useClass: MfaSecondFactor },
   ],
   exports: [ProxyMetrics, SecondFactors],
 })

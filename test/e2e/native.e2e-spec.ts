@@ -11,6 +11,8 @@ import { ALICE_PASSWORD, BOOTSTRAP_YAML, REDIRECT, type TestServer } from '../su
 import { BOB_PASSWORD, decodeJwt, jsonOf, oauthError, type RelyingParty } from '../support/rp.js';
 import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
 import { NATIVE_SECOND_FACTOR, type NativeSecondFactor, type SecondFactorChallenge } from '../../src/edge/native/native-second-factor.js';
+import { SecondFactors } from '../../src/edge/challenges/second-factors.js';
+import { Directory } from '../../src/shared/directory.js';
 
 /** Failed sign-ins of one username before its attempts wait: low, so the test reaches it. */
 const USERNAME_FAILURES = 3;
@@ -266,8 +268,9 @@ describe('/native/authorize with a second factor (a fake TOTP binding of NativeS
 
   beforeEach(() => {
     const fake: Pick<NativeSecondFactor, 'next' | 'verify'> = {
-      next: (s) => Promise.resolve(s.proven.includes('totp') ? null : { method: 'totp', hint: 'Acme Authenticator' }),
-      verify: (_s, c: SecondFactorChallenge, answer) => Promise.resolve(c.method === 'totp' && totp.validate({ token: answer, timestamp: server.clock.now().getTime(), window: 0 }) !== null),
+      next: (s) => Promise.resolve(s.proven.includes('otp') ? null : { method: 'totp', hint: 'Acme Authenticator' }),
+      verify: (_s, c: SecondFactorChallenge, answer) =>
+        Promise.resolve(c.method === 'totp' && totp.validate({ token: answer, timestamp: server.clock.now().getTime(), window: 0 }) !== null ? { kind: 'proved', amr: ['otp', 'mfa'] } : { kind: 'wrong' }),
     };
     Object.assign(binding, fake);
   });
@@ -303,5 +306,45 @@ describe('/native/authorize with a second factor (a fake TOTP binding of NativeS
     const asked = await first(await pkce(), { username: 'alice', password: ALICE_PASSWORD });
     server.clock.advance(300_000);
     expect(await challenge({ client_id: 'app', auth_session: asked.body.auth_session as string, otp: code() })).toMatchObject({ status: 400, body: { error: 'invalid_session' } });
+  });
+});
+
+describe("/native/authorize with the tenant's second factors (the challenges kind)", () => {
+  const policy = async (method: string, body?: unknown) => adminCall(server, contract, method, '/acme/configuration/challenges', await adminToken(server, 'acme'), body);
+  afterEach(async () => {
+    await policy('DELETE');
+  });
+
+  it('sends a user who must set up an authenticator app to the browser (redirect_to_web): enrolment shows a QR code and recovery codes', async () => {
+    expect((await policy('PUT', { factors: { totp: 'required' } })).status).toBe(201);
+    const answer = await first(await pkce(), { username: 'bob', password: BOB_PASSWORD });
+    expect(answer).toMatchObject({ status: 403, body: { error: 'redirect_to_web' } });
+  });
+
+  it("asks alice for her authenticator app's code after the password; the ID token says what was proven (amr, acr)", async () => {
+    server.clock.freeze();
+    const factors = server.app.get(SecondFactors, { strict: false });
+    const alice = (await server.app.get(Directory, { strict: false }).userByUsername('acme', 'alice'))!;
+    const enrolment = await factors.beginEnrolment('acme', alice);
+    const app = new TOTP({ secret: enrolment.secret, algorithm: 'SHA1', digits: 6, period: 30 });
+    const code = () => app.generate({ timestamp: server.clock.now().getTime() });
+    expect((await factors.confirmEnrolment('acme', alice, enrolment.sealedTotpSecret, code(), { correlationId: 'enrolment' })).kind).toBe('proved');
+    // The enrolment's step is spent (RFC 6238 §5.2): the sign-in answers with the next one.
+    server.clock.advance(30_000);
+    expect((await policy('PUT', { factors: { totp: 'optional' } })).status).toBe(201);
+
+    const p = await pkce();
+    const asked = await first(p, { username: 'alice', password: ALICE_PASSWORD });
+    expect(asked).toMatchObject({ status: 403, body: { error: 'insufficient_authorization', challenge_type: 'otp', otp_method: 'totp' } });
+    const wrong = await challenge({ client_id: 'app', auth_session: asked.body.auth_session as string, otp: String((Number(code()) + 1) % 1_000_000).padStart(6, '0') });
+    expect(wrong).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    const done = await challenge({ client_id: 'app', auth_session: wrong.body.auth_session as string, otp: code() });
+    expect(done.status).toBe(200);
+    const tokens = await redeem(done.body.authorization_code as string, p.verifier);
+    expect(decodeJwt(tokens.id_token!).payload).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: 'urn:authserver:acr:mfa' });
+
+    // The same code twice is a replay (one step, once), even in a new sign-in.
+    const again = await first(await pkce(), { username: 'alice', password: ALICE_PASSWORD });
+    expect(await challenge({ client_id: 'app', auth_session: again.body.auth_session as string, otp: code() })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 });

@@ -9,7 +9,7 @@ import { Clock } from '../../infrastructure/nest/clock.js';
 import type { PasswordOutcome, PasswordSignIn } from '../login/password-sign-in.js';
 import { AuthSessions } from './auth-sessions.js';
 import { type NativeAnswer, NativeFlow } from './native-flow.js';
-import { type NativeSecondFactor, NoSecondFactor, type SecondFactorChallenge, type SecondFactorSubject } from './native-second-factor.js';
+import { type NativeSecondFactor, NoSecondFactor, type SecondFactorChallenge, type SecondFactorSubject, type SecondFactorVerdict } from './native-second-factor.js';
 
 class FixedClock extends Clock {
   now(): Date {
@@ -31,8 +31,10 @@ class FakeFactors implements NativeSecondFactor {
     if (method === 'email') return Promise.resolve({ method, hint: 'a***@example.com', ref: 'mail-42' });
     return Promise.resolve(null);
   }
-  verify(_s: SecondFactorSubject, c: SecondFactorChallenge, answer: string): Promise<boolean> {
-    return Promise.resolve((c.method === 'totp' && answer === '123456') || (c.method === 'email' && c.ref === 'mail-42' && answer === '654321'));
+  verify(_s: SecondFactorSubject, c: SecondFactorChallenge, answer: string): Promise<SecondFactorVerdict> {
+    if (answer === 'limited') return Promise.resolve({ kind: 'limited', retryAfterSeconds: 30 });
+    const right = (c.method === 'totp' && answer === '123456') || (c.method === 'email' && c.ref === 'mail-42' && answer === '654321');
+    return Promise.resolve(right ? { kind: 'proved', amr: [c.method, 'mfa'] } : { kind: 'wrong' });
   }
 }
 
@@ -53,10 +55,11 @@ function setup(factors: NativeSecondFactor, outcome: PasswordOutcome = { kind: '
     issueCode: (_t: string, _c: ClientView, _r: CheckedRequest, _s: string, userId: string) => Promise.resolve(`code-for-${userId}-${issued.push(userId)}`),
   } as unknown as AuthorizeFlow;
   const signIn = { check: () => Promise.resolve(outcome), usernameRule: () => Promise.resolve({ name: 'username', required: true }) } as unknown as PasswordSignIn;
-  const commands = { run: () => Promise.resolve({ events: [] }) } as unknown as SessionCommands;
+  const started: unknown[] = [];
+  const commands = { run: (_t: string, _s: string, command: unknown) => Promise.resolve({ events: [] }).finally(() => started.push(command)) } as unknown as SessionCommands;
   const native = new NativeFlow(flow, sessions, signIn, commands, clock, factors);
   const post = (params: Record<string, string>): Promise<NativeAnswer> => native.authorize(tenant, client, params, undefined, origin);
-  return { post, issued };
+  return { post, issued, started };
 }
 
 const start = { client_id: 'app', response_type: 'code', username: 'alice', password: 'right' };
@@ -91,9 +94,22 @@ describe('NativeFlow and its NativeSecondFactor port', () => {
     expect(email).toMatchObject({ status: 403, body: { challenge_type: 'otp', otp_method: 'email', hint: 'a***@example.com' } });
     // The binding's reference is kept for it, never shown.
     expect(JSON.stringify(email.body)).not.toContain('mail-42');
-    expect(factors.asked.at(-1)!.proven).toEqual(['pwd', 'totp']);
+    expect(factors.asked.at(-1)!.proven).toEqual(['pwd', 'totp', 'mfa']);
     const done = await post({ client_id: 'app', auth_session: email.body.auth_session as string, otp: '654321' });
     expect(done.status).toBe(200);
+  });
+
+  it('starts the session with what was proven (amr), for the ID token of the code', async () => {
+    const { post, started } = setup(new FakeFactors(['totp']));
+    const asked = await post(start);
+    await post({ client_id: 'app', auth_session: asked.body.auth_session as string, otp: '123456' });
+    expect(started).toEqual([expect.objectContaining({ kind: 'StartSession', amr: ['pwd', 'totp', 'mfa'] })]);
+  });
+
+  it('answers 429 slow_down when the binding says the sign-in limits hold the user up', async () => {
+    const { post } = setup(new FakeFactors(['totp']));
+    const asked = await post(start);
+    expect(await post({ client_id: 'app', auth_session: asked.body.auth_session as string, otp: 'limited' })).toMatchObject({ status: 429, retryAfter: 30, body: { error: 'slow_down' } });
   });
 
   it('asks no second factor when the password is wrong, and says so as invalid_grant', async () => {

@@ -9,7 +9,7 @@ import type { RequestOrigin } from '../../infrastructure/event-store/event-store
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { PasswordSignIn } from '../login/password-sign-in.js';
 import { type AuthSessionState, AuthSessions, MAX_WRONG_ANSWERS } from './auth-sessions.js';
-import { NATIVE_SECOND_FACTOR, type NativeSecondFactor } from './native-second-factor.js';
+import { NATIVE_SECOND_FACTOR, type NativeSecondFactor, type SecondFactorSubject } from './native-second-factor.js';
 
 /** A step's answer: the status and JSON body; `retryAfter` in seconds; `afterAnswer` runs once it is sent. */
 export interface NativeAnswer {
@@ -94,20 +94,27 @@ export class NativeFlow {
   private async answerChallenge(client: ClientView, pending: Pending & { step: Extract<Pending['step'], { kind: 'second_factor' }> }, params: Params, origin: RequestOrigin): Promise<NativeAnswer> {
     const { userId, authTime, proven, challenge } = pending.step;
     if (params.otp === undefined) return this.insufficient(pending, challengeFields(challenge), 'a one-time code (otp) is required');
-    const subject = { tenantId: pending.tenantId, clientId: client.clientId, userId, proven, origin };
-    if (!(await this.secondFactor.verify(subject, challenge, params.otp))) return this.wrong(pending, 'the one-time code is wrong');
-    return this.proven(pending, client, userId, authTime, [...proven, challenge.method], origin);
+    const verdict = await this.secondFactor.verify(this.subject(pending, client, userId, proven, origin), challenge, params.otp);
+    if (verdict.kind === 'limited') return { status: 429, retryAfter: verdict.retryAfterSeconds, body: { error: 'slow_down', error_description: 'too many failed sign-ins; retry later' } };
+    if (verdict.kind === 'wrong') return this.wrong(pending, 'the one-time code is wrong');
+    return this.proven(pending, client, userId, authTime, [...new Set([...proven, ...verdict.amr])], origin);
+  }
+
+  /** Who the second-factor binding is asked about, with what the request says of the factors wanted and the language. */
+  private subject(pending: Pending, client: ClientView, userId: string, proven: string[], origin: RequestOrigin): SecondFactorSubject {
+    const { acrValues, uiLocales } = pending.request;
+    return { tenantId: pending.tenantId, clientId: client.clientId, userId, proven, origin, ...(acrValues ? { acrValues } : {}), ...(uiLocales !== undefined ? { uiLocales } : {}) };
   }
 
   /** After a factor: the next challenge, if the user must prove more; else the code. */
   private async proven(pending: Pending, client: ClientView, userId: string, authTime: number, proven: string[], origin: RequestOrigin): Promise<NativeAnswer> {
-    const challenge = await this.secondFactor.next({ tenantId: pending.tenantId, clientId: client.clientId, userId, proven, origin });
+    const challenge = await this.secondFactor.next(this.subject(pending, client, userId, proven, origin));
     if (challenge) return this.insufficient({ ...pending, step: { kind: 'second_factor', userId, authTime, proven, challenge } }, challengeFields(challenge), 'the user must prove a second factor');
-    return this.finish(pending, client, userId, origin);
+    return this.finish(pending, client, userId, proven, origin);
   }
 
   /** The user is fully authenticated: a session of its own (no browser holds it) and a code on it (draft §5.2.1). */
-  private async finish(pending: Pending, client: ClientView, userId: string, origin: RequestOrigin): Promise<NativeAnswer> {
+  private async finish(pending: Pending, client: ClientView, userId: string, amr: string[], origin: RequestOrigin): Promise<NativeAnswer> {
     const { tenantId, request } = pending;
     // OpenID Connect Core §3.1.2.1: only the user an id_token_hint names may answer.
     if (request.hintSubject !== undefined && request.hintSubject !== userId) throw new LoginRequired('the user who signed in is not the one id_token_hint names');
@@ -118,7 +125,7 @@ export class NativeFlow {
     const sessionId = newSessionId();
     // The session's cookie is never handed out: the session holds the app's grants only.
     const cookie = mintArtefact(sessionId);
-    await this.sessions.run(tenantId, sessionId, { kind: 'StartSession', tenantId, sessionId, userId, cookieHash: cookie.hash, now: this.clock.seconds() }, `user:${userId}`, { origin });
+    await this.sessions.run(tenantId, sessionId, { kind: 'StartSession', tenantId, sessionId, userId, cookieHash: cookie.hash, now: this.clock.seconds(), amr }, `user:${userId}`, { origin });
     const code = await this.flow.issueCode(tenantId, client, { ...request, scope }, sessionId, userId, origin);
     return { status: 200, body: { authorization_code: code } };
   }

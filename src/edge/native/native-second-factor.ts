@@ -5,10 +5,16 @@ export interface SecondFactorSubject {
   tenantId: string;
   clientId: string;
   userId: string;
-  /** The methods proven so far, in order (`pwd` first; then each challenge's `method`). */
+  /** What was proven so far, as RFC 8176 `amr` values (`pwd` first; then what each answered challenge proved). */
   proven: string[];
+  /** The request's `acr_values` (a multi-factor acr asks for a second factor) and `ui_locales` (the language of an e-mailed code). */
+  acrValues?: readonly string[];
+  uiLocales?: string;
   origin: RequestOrigin;
 }
+
+/** The decision on an answer: what it proved (RFC 8176 `amr` values), or why not. */
+export type SecondFactorVerdict = { kind: 'proved'; amr: string[] } | { kind: 'wrong' } | { kind: 'limited'; retryAfterSeconds: number };
 
 /**
  * One more thing the user must prove: answered to the app as `insufficient_authorization` with
@@ -35,19 +41,19 @@ export interface SecondFactorChallenge {
 export interface NativeSecondFactor {
   /** The next challenge for `s`, or null when what was proven is enough. */
   next(s: SecondFactorSubject): Promise<SecondFactorChallenge | null>;
-  /** Whether `answer` proves `challenge` for `s`. */
-  verify(s: SecondFactorSubject, challenge: SecondFactorChallenge, answer: string): Promise<boolean>;
+  /** Whether `answer` proves `challenge` for `s`, and what it proved. */
+  verify(s: SecondFactorSubject, challenge: SecondFactorChallenge, answer: string): Promise<SecondFactorVerdict>;
 }
 
 export const NATIVE_SECOND_FACTOR = Symbol('NativeSecondFactor');
 
-/** The default binding: the password is enough. */
+/** A binding that asks nothing beyond the password (the server binds MfaSecondFactor; this one is for specs of the flow). */
 export class NoSecondFactor implements NativeSecondFactor {
   next(): Promise<SecondFactorChallenge | null> {
     return Promise.resolve(null);
   }
 
-  verify(): Promise<boolean> {
-    return Promise.resolve(false);
+  verify(): Promise<SecondFactorVerdict> {
+    return Promise.resolve({ kind: 'wrong' });
   }
 }

@@ -26,11 +26,16 @@ export class PageContexts {
 
   /** `uiLocales`: the request's `ui_locales` (OIDC Core §3.1.2.1), when it carried one. */
   async context(tenantId: string, req: FastifyRequest, uiLocales?: string): Promise<PageContext> {
+    const header = req.headers['accept-language'];
+    return this.forLanguage(tenantId, uiLocales, typeof header === 'string' ? header : undefined);
+  }
+
+  /** The texts in the language `ui_locales`, else `Accept-Language`, chooses (where there is no page request: an e-mail sent for the native API). */
+  async forLanguage(tenantId: string, uiLocales: string | undefined, acceptLanguage: string | undefined): Promise<PageContext> {
     const [own, theme] = await Promise.all([this.tenantLocales(tenantId), this.reads.get<ThemeView>('themes', tenantId)]);
     // The most recently marked default, should two be marked for a moment.
     const byDefault = own.filter((l) => l.isDefault).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))[0];
-    const header = req.headers['accept-language'];
-    const lang = chooseLocale(offeredTags(own), uiLocales, typeof header === 'string' ? header : undefined, byDefault?.tag);
+    const lang = chooseLocale(offeredTags(own), uiLocales, acceptLanguage, byDefault?.tag);
     const base = BUILT_IN[lang] ?? BUILT_IN[lang.split('-')[0]] ?? EN;
     const overrides = own.find((l) => l.tag === lang)?.messages ?? {};
     return { lang, messages: { ...base, ...overrides }, ...(theme?.logoUrl ? { logoUrl: theme.logoUrl } : {}) };
