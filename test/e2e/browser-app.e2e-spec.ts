@@ -7,18 +7,15 @@
  *
  * Needs /usr/bin/chromium (scripts/test.sh installs it); without it the suite is skipped.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium, type Response as PageResponse } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from '../support/chromium.js';
 import { sessionEvents } from '../support/audit.js';
 import { decodeJwt } from '../support/rp.js';
 import { ALICE_PASSWORD, BOOTSTRAP_YAML, type TestServer } from '../support/server.js';
 import { endToEnd } from '../support/suite.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-/** The flags this machine's closed network needs (no background connections), headless and as root. */
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /**
  * The application. At `/` it starts the sign-in; at `/cb` it redeems the code and uses the
@@ -121,8 +118,7 @@ async function startApp(): Promise<string> {
   );
 }
 
-const available = existsSync(CHROMIUM);
-if (!available) console.warn(`browser-app.e2e-spec: ${CHROMIUM} not found, suite skipped (scripts/test.sh installs Debian's chromium)`);
+const available = chromiumAvailable('browser-app.e2e-spec');
 const suite = available ? describe : describe.skip;
 
 const contract = endToEnd(

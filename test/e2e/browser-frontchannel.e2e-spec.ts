@@ -6,22 +6,18 @@
  *
  * Needs /usr/bin/chromium (scripts/test.sh installs it); without it the suite is skipped.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { type Browser, chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from '../support/chromium.js';
 import { ADMIN_BOOTSTRAP, adminCall, adminToken } from '../support/admin.js';
 import { decodeJwt, type RelyingParty } from '../support/rp.js';
 import { REDIRECT, type TestServer } from '../support/server.js';
 import { endToEnd } from '../support/suite.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-/** The flags this machine's closed network needs (no background connections), headless and as root. */
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-const available = existsSync(CHROMIUM);
-if (!available) console.warn(`browser-frontchannel.e2e-spec: ${CHROMIUM} not found, suite skipped (scripts/test.sh installs Debian's chromium)`);
+const available = chromiumAvailable('browser-frontchannel.e2e-spec');
 const suite = available ? describe : describe.skip;
 
 let server: TestServer;

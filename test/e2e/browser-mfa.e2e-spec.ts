@@ -8,24 +8,16 @@
  *
  * Needs /usr/bin/chromium (scripts/test.sh installs it); without it the suite is skipped.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
 import * as OTPAuth from 'otpauth';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, seriousViolations, shot } from '../support/chromium.js';
 import { ADMIN_BOOTSTRAP, adminCall, adminToken } from '../support/admin.js';
 import type { RelyingParty } from '../support/rp.js';
 import { ALICE_PASSWORD, type TestServer } from '../support/server.js';
 import { endToEnd } from '../support/suite.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-/** The flags this machine's closed network needs (no background connections), headless and as root. */
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const ARTIFACTS = resolve('test-artifacts/edge-pages');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-const available = existsSync(CHROMIUM);
-if (!available) console.warn(`browser-mfa.e2e-spec: ${CHROMIUM} not found, suite skipped (scripts/test.sh installs Debian's chromium)`);
+const available = chromiumAvailable('browser-mfa.e2e-spec');
 const suite = available ? describe : describe.skip;
 
 let server: TestServer;
@@ -39,19 +31,6 @@ const contract = endToEnd(async (s) => {
 afterAll(async () => {
   await browser?.close();
 });
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const found = (await page.evaluate('axe.run(document).then((r) => r.violations)')) as Array<{ id: string; impact: string; help: string }>;
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  const path = join(ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
-  console.log(`screenshot: ${path}`);
-}
 
 const code = (secret: string) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30 }).generate({ timestamp: server.clock.now().getTime() });
 
