@@ -165,6 +165,7 @@ it('drains on SIGTERM: each request that reaches it is served, and each token an
   expect(await inactiveAfterRestart(answered)).toEqual([]);
 });
 
+// How long filling the file takes is the machine's throughput; the limit is a net for a hang, not a measure.
 it('answers 503 while the disk is full, records exactly the tokens it answered, and resumes once there is room', async () => {
   await useNewDataDir();
   const server = await start({ fileSizeLimitKb: 4096 });
@@ -212,7 +213,7 @@ it('answers 503 while the disk is full, records exactly the tokens it answered, 
   expect(issued.length).toBe(answered.length);
   // The client's token stream has no gap: a batch that failed moved no revision.
   expect(issued.map((e) => e.revision)).toEqual(issued.map((_, i) => i));
-});
+}, 180_000);
 
 it('ends its log with one line that says why it could not start, naming the file', async () => {
   await useNewDataDir();
