@@ -189,6 +189,32 @@ function eventStoreContract(makeHarness: () => Promise<Harness>): void {
     expect(await store.readPositions([])).toEqual([]);
   });
 
+  it('trims a stream whose expiry has passed from every read, leaving other streams and positions as they were', async () => {
+    const before = await store.append(stream('keep'), [event(type('E'), { n: 1 })], 'no_stream');
+    const gone = await store.append(stream('gone'), [event(type('E'), { n: 2 }), event(type('E'), { n: 3 })], 'no_stream');
+    const after = await store.append(stream('keep'), [event(type('E'), { n: 4 })], 0);
+    await store.expireStream(stream('gone'), Date.now() - 1000);
+    await store.sweepExpired(Date.now(), 100);
+    expect(await store.readStream(stream('gone'))).toEqual([]);
+    expect((await store.readAll({ filter: { streamPrefixes: [`${tag}-`] } })).map((e) => [e.data, e.position])).toEqual([
+      [{ n: 1 }, before.position],
+      [{ n: 4 }, after.position],
+    ]);
+    expect((await store.readPositions([before.position, gone.position, after.position])).map((e) => e.data)).toEqual([{ n: 1 }, { n: 4 }]);
+    const next = await store.append(stream('keep'), [event(type('E'), { n: 5 })], 1);
+    expect(next.position).toBeGreaterThan(after.position);
+  });
+
+  it('keeps a stream until its expiry: its events read as before and a no_stream append still fails', async () => {
+    const s = stream('jti');
+    const claimed = await store.append(s, [event(type('Used'), { n: 1 })], 'no_stream');
+    await store.expireStream(s, Date.now() + 3_600_000);
+    await store.sweepExpired(Date.now(), 100);
+    await expectWrongRevision(store.append(s, [event(type('Used'), { n: 2 })], 'no_stream'), s, 'no_stream', 0);
+    expect((await store.readStream(s)).map((e) => [e.data, e.position])).toEqual([[{ n: 1 }, claimed.position]]);
+    expect(await store.readPositions([claimed.position])).toHaveLength(1);
+  });
+
   it('reads all events after a position (exclusive), up to maxCount, without system events', async () => {
     const r1 = await store.append(stream('x'), [event(type('E'), { n: 1 })], 'no_stream');
     const r2 = await store.append(stream('y'), [event(type('E'), { n: 2 })], 'no_stream');

@@ -99,6 +99,7 @@ export class SqliteEventStore implements EventStore {
   private readonly streamPage: Statement;
   private readonly allPages = new Map<string, Statement>();
   private readonly atPositions: Statement;
+  private marks: Array<{ streamId: string; at: number; resolve(): void; reject(error: unknown): void }> = [];
 
   constructor(file: string) {
     // First: it locks the file for this process, or throws when another process holds it.
@@ -108,6 +109,8 @@ export class SqliteEventStore implements EventStore {
       this.db.exec(EVENTS_SCHEMA);
       this.streamPage = this.db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?');
       this.atPositions = this.db.prepare('SELECT * FROM events WHERE position IN (SELECT value FROM json_each(?)) ORDER BY position');
+      // The newest event still here: after a sweep deleted the newest ones, lower than positions
+      // given before, which AUTOINCREMENT never gives again.
       this.head = (this.db.prepare('SELECT MAX(position) FROM events').pluck().get() as number | null) ?? 0;
     } catch (e) {
       void this.writer.release();
@@ -196,6 +199,34 @@ export class SqliteEventStore implements EventStore {
     return page;
   }
 
+  /** Marks given in one turn of the event loop go to the writer together. */
+  expireStream(streamId: string, at: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.marks.push({ streamId, at, resolve, reject });
+      if (this.marks.length === 1) setImmediate(() => this.sendMarks());
+    });
+  }
+
+  private sendMarks(): void {
+    const marks = this.marks;
+    this.marks = [];
+    if (!marks.length) return;
+    this.writer.request({ type: 'expire', marks: marks.map(({ streamId, at }) => ({ streamId, at })) }).then(
+      (r) => marks.forEach((m) => (r.error ? m.reject(new Error(`event store: ${r.error}`)) : m.resolve())),
+      (error) => marks.forEach((m) => m.reject(error)),
+    );
+  }
+
+  async sweepExpired(now: number, limit: number): Promise<number> {
+    // Marks asked for before this sweep reach the writer before it.
+    this.sendMarks();
+    const r = await this.writer.request({ type: 'sweep', now, limit });
+    if (r.error) throw new Error(`event store: ${r.error}`);
+    const swept = new Set(r.swept ?? []);
+    if (swept.size) this.recent = this.recent.filter((e) => !swept.has(e.streamId));
+    return swept.size;
+  }
+
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const rows = this.streamPage.all(streamId, options.fromRevision ?? 0, options.maxCount ?? -1) as Row[];
     return rows.map(toRecorded);
@@ -282,7 +313,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
-    while (this.sending || this.queue.length) await new Promise((r) => setImmediate(r));
+    while (this.sending || this.queue.length || this.marks.length) await new Promise((r) => setImmediate(r));
     await this.writer.release();
     this.db.close();
   }
