@@ -26,6 +26,11 @@ interface Harness {
   empty: boolean;
   /** Nobody else appends while the test runs. */
   exclusive: boolean;
+  /**
+   * A sweep removes expired streams from reads of the whole log too. EventStoreDB hides them
+   * from stream reads at once, and from `$all` only once a scavenge has run.
+   */
+  sweepsLog: boolean;
   dispose(): Promise<void>;
 }
 
@@ -196,11 +201,14 @@ function eventStoreContract(makeHarness: () => Promise<Harness>): void {
     await store.expireStream(stream('gone'), Date.now() - 1000);
     await store.sweepExpired(Date.now(), 100);
     expect(await store.readStream(stream('gone'))).toEqual([]);
-    expect((await store.readAll({ filter: { streamPrefixes: [`${tag}-`] } })).map((e) => [e.data, e.position])).toEqual([
+    expect((await store.readAll({ filter: { streamPrefixes: [stream('keep')] } })).map((e) => [e.data, e.position])).toEqual([
       [{ n: 1 }, before.position],
       [{ n: 4 }, after.position],
     ]);
-    expect((await store.readPositions([before.position, gone.position, after.position])).map((e) => e.data)).toEqual([{ n: 1 }, { n: 4 }]);
+    if (h.sweepsLog) {
+      expect((await store.readAll({ filter: { streamPrefixes: [`${tag}-`] } })).map((e) => e.data)).toEqual([{ n: 1 }, { n: 4 }]);
+      expect((await store.readPositions([before.position, gone.position, after.position])).map((e) => e.data)).toEqual([{ n: 1 }, { n: 4 }]);
+    }
     const next = await store.append(stream('keep'), [event(type('E'), { n: 5 })], 1);
     expect(next.position).toBeGreaterThan(after.position);
   });
@@ -404,6 +412,7 @@ describe('EventStore contract: SqliteEventStore (embedded)', () => {
       store,
       empty: true,
       exclusive: true,
+      sweepsLog: true,
       dispose: async () => {
         await store.close();
         rmSync(dir, { recursive: true, force: true });
@@ -439,7 +448,7 @@ if ('skip' in eventStoreDb) {
       const store = new EventStoreDbEventStore(server!.url);
       const empty = fresh;
       fresh = false;
-      return { store, empty, exclusive, dispose: () => store.close() };
+      return { store, empty, exclusive, sweepsLog: false, dispose: () => store.close() };
     });
   });
 }

@@ -109,8 +109,9 @@ export interface EventStore {
   expireStream(streamId: string, at: number): Promise<void>;
   /**
    * Deletes the events of up to `limit` streams whose mark is at or before `now` (milliseconds);
-   * returns how many streams. The embedded store deletes here; EventStoreDB hides expired events
-   * by itself (its `$maxAge` and `$tb` stream metadata; a scavenge frees the disk) and returns 0.
+   * returns how many streams. The embedded store deletes here; EventStoreDB expires them by
+   * itself (its `$maxAge` and `$tb` stream metadata hide them from stream reads at once, from
+   * `$all` once a scavenge has run) and returns 0.
    */
   sweepExpired(now: number, limit: number): Promise<number>;
   /** Position of the newest event in the log (0 when empty). */
