@@ -7,6 +7,7 @@ import { randomToken } from '../../infrastructure/crypto/hashing.js';
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { EVENT_STORE, type EventStore, type RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
+import { expireLater } from '../../infrastructure/event-store/expired-streams.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { storeError } from '../oauth-errors.js';
 import { newUserCode, normalUserCode } from './user-code.js';
@@ -67,8 +68,7 @@ export class DeviceAuthorizations {
       try {
         const stream = streams.deviceAuthorization(tenantId, key);
         await this.aggregates.execute(stream, deviceAuthorizationDecider, command, { tenantId, actor: `client:${clientId}`, now, ...origin });
-        // Housekeeping only: a stream left unmarked stays in the log, and the codes still expire.
-        await this.events.expireStream(stream, (command.expiresAt + DEVICE_AUTHORIZATION_KEPT_AFTER_EXPIRY_SECONDS) * 1000).catch(() => undefined);
+        expireLater(this.events, stream, (command.expiresAt + DEVICE_AUTHORIZATION_KEPT_AFTER_EXPIRY_SECONDS) * 1000);
         return { deviceCode, userCode };
       } catch (e) {
         if (!(e instanceof DomainError) || draw >= DRAWS) throw storeError(e) ?? e;

@@ -1,10 +1,10 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { jtiStream, type JtiUsed, type OneTimeJwtKind } from '../../domain/replay/jti.events.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { EVENT_STORE, type EventStore, type RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
-import { OncePerMinute } from '../../shared/failure-budget.js';
+import { expireLater } from '../../infrastructure/event-store/expired-streams.js';
 
 /**
  * How long a jti's stream outlives the JWT's `expiresAt`, in seconds: at least the clock skew
@@ -35,8 +35,6 @@ export interface OneTimeUse {
  */
 @Injectable()
 export class UsedJtis {
-  private readonly failures = new OncePerMinute((line) => new Logger('UsedJtis').warn(line));
-
   constructor(
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
@@ -46,7 +44,7 @@ export class UsedJtis {
   /**
    * True when the jti was unused (and is now used up); false on a replay. The jti's stream is
    * marked to expire JTI_KEPT_AFTER_EXPIRY_SECONDS after the JWT does (the store's sweep then
-   * deletes it); a mark that fails leaves the stream in the log, which costs only space.
+   * deletes it).
    */
   async use(u: OneTimeUse): Promise<boolean> {
     const hash = createHash('sha256').update(`${u.issuer}\n${u.jti}`).digest('base64url');
@@ -55,11 +53,7 @@ export class UsedJtis {
     if (u.jkt !== undefined) data.jkt = u.jkt;
     const stream = jtiStream(u.tenantId, u.kind, hash);
     const fresh = await this.aggregates.claim(stream, [{ type: 'JtiUsed', data }], { tenantId: u.tenantId, actor: u.actor, now: this.clock.now(), ...u.origin });
-    if (fresh) {
-      await this.events
-        .expireStream(stream, (u.expiresAt + JTI_KEPT_AFTER_EXPIRY_SECONDS) * 1000)
-        .catch((e: unknown) => this.failures.log(`a used jti's stream was not marked to expire: ${e instanceof Error ? e.message : String(e)}`));
-    }
+    if (fresh) expireLater(this.events, stream, (u.expiresAt + JTI_KEPT_AFTER_EXPIRY_SECONDS) * 1000);
     return fresh;
   }
 }

@@ -6,6 +6,7 @@ import { streams } from '../../domain/shared/stream-names.js';
 import { randomToken, sha256 } from '../../infrastructure/crypto/hashing.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
 import { EVENT_STORE, type EventStore, type RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
+import { expireLater } from '../../infrastructure/event-store/expired-streams.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { InvalidRequestUri, storeError } from '../oauth-errors.js';
 
@@ -39,8 +40,7 @@ export class PushedRequests {
     await this.aggregates
       .execute(stream, pushedRequestDecider, { kind: 'Push', tenantId, clientId, requestUriHash, expiresAt, request }, { tenantId, actor: `client:${clientId}`, now, ...origin })
       .catch(rethrowStoreError);
-    // Housekeeping only: a stream left unmarked stays in the log, and the request still expires.
-    await this.events.expireStream(stream, (expiresAt + PUSHED_REQUEST_KEPT_AFTER_EXPIRY_SECONDS) * 1000).catch(() => undefined);
+    expireLater(this.events, stream, (expiresAt + PUSHED_REQUEST_KEPT_AFTER_EXPIRY_SECONDS) * 1000);
     return { requestUri, expiresIn: PUSHED_REQUEST_TTL_SECONDS };
   }
 

@@ -10,6 +10,17 @@ export const SWEEP_BATCH = 500;
 /** Batches per tick at most: a backlog is worked off over several ticks. */
 const BATCHES_PER_TICK = 20;
 
+const markFailures = new OncePerMinute((line) => new Logger('Storage').warn(line));
+
+/**
+ * Marks a single-use stream to expire at `at` (epoch ms), without holding up the caller: the
+ * answer does not depend on it, and a store's later sweep takes the marks asked for before it.
+ * A mark that fails leaves the stream in the log, which costs only space.
+ */
+export function expireLater(events: EventStore, streamId: string, at: number): void {
+  events.expireStream(streamId, at).catch((e: unknown) => markFailures.log(`a single-use stream was not marked to expire: ${e instanceof Error ? e.message : String(e)}`));
+}
+
 /**
  * Deletes the single-use streams (used jtis, pushed requests, device authorizations) whose
  * expiry mark has passed (see EventStore.expireStream), every minute by the injected clock.
