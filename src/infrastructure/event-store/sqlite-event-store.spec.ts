@@ -81,6 +81,23 @@ describe('the embedded store: expired streams', () => {
     }
   });
 
+  it('takes marks given while a batch is under way with the next batch, or on their own after it', async () => {
+    const store = new SqliteEventStore(join(tempDir('sweep-'), 'e.db'));
+    try {
+      await store.append('a', [event('E')], 'no_stream');
+      await store.append('b', [event('E')], 'no_stream');
+      const first = store.append('c', [event('E')], 'no_stream');
+      const marked = store.expireStream('a', 1);
+      const second = store.append('d', [event('E')], 'no_stream');
+      const alone = store.expireStream('b', 1);
+      await Promise.all([first, marked, second, alone]);
+      expect(await store.sweepExpired(2, 10)).toBe(2);
+      expect((await store.readAll()).map((e) => e.streamId)).toEqual(['c', 'd']);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('never gives a swept position again, before or after a restart; a swept stream reads as absent to the writer too', async () => {
     const file = join(tempDir('sweep-'), 'e.db');
     let store = new SqliteEventStore(file);

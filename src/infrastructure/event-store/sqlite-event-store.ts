@@ -136,12 +136,21 @@ export class SqliteEventStore implements EventStore {
   /** Sends the queued appends as one batch; the appends that arrive meanwhile form the next. */
   private send(): void {
     const batch = this.queue;
+    const marks = this.marks;
     this.sending = true;
     this.queue = [];
-    this.writer.request({ type: 'append', appends: batch.map((p) => p.wire) }).then(
-      (r) => this.settle(batch, r.outcomes ?? []),
+    this.marks = [];
+    const request = { type: 'append' as const, appends: batch.map((p) => p.wire), ...(marks.length ? { marks: marks.map(({ streamId, at }) => ({ streamId, at })) } : {}) };
+    this.writer.request(request).then(
+      (r) => {
+        const outcomes = r.outcomes ?? [];
+        // The marks were in the batch's transaction: committed unless the whole batch failed.
+        const failed = outcomes.find((o): o is Extract<WriterOutcome, { ok: false }> => !o.ok && o.error.kind === 'failed');
+        for (const m of marks) failed ? m.reject(writerError(failed.error)) : m.resolve();
+        this.settle(batch, outcomes);
+      },
       (error) => {
-        for (const p of batch) p.reject(error);
+        for (const p of [...batch, ...marks]) p.reject(error);
         this.settle([], []);
       },
     );
@@ -162,6 +171,7 @@ export class SqliteEventStore implements EventStore {
       } else p.reject(writerError(o.error));
     });
     if (this.queue.length) this.send();
+    else this.sendMarks();
     if (appended) for (const l of this.listeners) l();
   }
 
@@ -199,11 +209,14 @@ export class SqliteEventStore implements EventStore {
     return page;
   }
 
-  /** Marks given in one turn of the event loop go to the writer together. */
+  /**
+   * Marks ride on the next append batch; those given while no batch is under way go on their
+   * own after this turn of the event loop.
+   */
   expireStream(streamId: string, at: number): Promise<void> {
     return new Promise((resolve, reject) => {
       this.marks.push({ streamId, at, resolve, reject });
-      if (this.marks.length === 1) setImmediate(() => this.sendMarks());
+      if (this.marks.length === 1) setImmediate(() => !this.sending && this.sendMarks());
     });
   }
 
