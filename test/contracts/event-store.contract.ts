@@ -26,6 +26,11 @@ interface Harness {
   empty: boolean;
   /** Nobody else appends while the test runs. */
   exclusive: boolean;
+  /**
+   * A sweep removes expired streams from reads of the whole log too. EventStoreDB hides them
+   * from stream reads at once, and from `$all` only once a scavenge has run.
+   */
+  sweepsLog: boolean;
   dispose(): Promise<void>;
 }
 
@@ -187,6 +192,35 @@ function eventStoreContract(makeHarness: () => Promise<Harness>): void {
     expect(read.map((e) => e.position)).toEqual([r1.position, second.position, r2.position]);
     expect(read[1]).toEqual(second);
     expect(await store.readPositions([])).toEqual([]);
+  });
+
+  it('trims a stream whose expiry has passed from every read, leaving other streams and positions as they were', async () => {
+    const before = await store.append(stream('keep'), [event(type('E'), { n: 1 })], 'no_stream');
+    const gone = await store.append(stream('gone'), [event(type('E'), { n: 2 }), event(type('E'), { n: 3 })], 'no_stream');
+    const after = await store.append(stream('keep'), [event(type('E'), { n: 4 })], 0);
+    await store.expireStream(stream('gone'), Date.now() - 1000);
+    await store.sweepExpired(Date.now(), 100);
+    expect(await store.readStream(stream('gone'))).toEqual([]);
+    expect((await store.readAll({ filter: { streamPrefixes: [stream('keep')] } })).map((e) => [e.data, e.position])).toEqual([
+      [{ n: 1 }, before.position],
+      [{ n: 4 }, after.position],
+    ]);
+    if (h.sweepsLog) {
+      expect((await store.readAll({ filter: { streamPrefixes: [`${tag}-`] } })).map((e) => e.data)).toEqual([{ n: 1 }, { n: 4 }]);
+      expect((await store.readPositions([before.position, gone.position, after.position])).map((e) => e.data)).toEqual([{ n: 1 }, { n: 4 }]);
+    }
+    const next = await store.append(stream('keep'), [event(type('E'), { n: 5 })], 1);
+    expect(next.position).toBeGreaterThan(after.position);
+  });
+
+  it('keeps a stream until its expiry: its events read as before and a no_stream append still fails', async () => {
+    const s = stream('jti');
+    const claimed = await store.append(s, [event(type('Used'), { n: 1 })], 'no_stream');
+    await store.expireStream(s, Date.now() + 3_600_000);
+    await store.sweepExpired(Date.now(), 100);
+    await expectWrongRevision(store.append(s, [event(type('Used'), { n: 2 })], 'no_stream'), s, 'no_stream', 0);
+    expect((await store.readStream(s)).map((e) => [e.data, e.position])).toEqual([[{ n: 1 }, claimed.position]]);
+    expect(await store.readPositions([claimed.position])).toHaveLength(1);
   });
 
   it('reads all events after a position (exclusive), up to maxCount, without system events', async () => {
@@ -378,6 +412,7 @@ describe('EventStore contract: SqliteEventStore (embedded)', () => {
       store,
       empty: true,
       exclusive: true,
+      sweepsLog: true,
       dispose: async () => {
         await store.close();
         rmSync(dir, { recursive: true, force: true });
@@ -413,7 +448,7 @@ if ('skip' in eventStoreDb) {
       const store = new EventStoreDbEventStore(server!.url);
       const empty = fresh;
       fresh = false;
-      return { store, empty, exclusive, dispose: () => store.close() };
+      return { store, empty, exclusive, sweepsLog: false, dispose: () => store.close() };
     });
   });
 }

@@ -6,7 +6,8 @@ import { streams } from '../../domain/shared/stream-names.js';
 import { randomToken } from '../../infrastructure/crypto/hashing.js';
 import { KeyEncryption } from '../../infrastructure/crypto/key-encryption.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
-import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
+import { EVENT_STORE, type EventStore, type RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
+import { expireLater } from '../../infrastructure/event-store/expired-streams.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { storeError } from '../oauth-errors.js';
 import { newUserCode, normalUserCode } from './user-code.js';
@@ -15,6 +16,8 @@ import { newUserCode, normalUserCode } from './user-code.js';
 export const DEVICE_CODE_TTL_SECONDS = 600;
 /** RFC 8628 §3.2: the least time between polls (the RFC's default). */
 export const POLL_INTERVAL_SECONDS = 5;
+/** How long a device authorization's stream outlives its expiry: a device polling late is told `expired_token` (RFC 8628 §3.5), not that its code is unknown. */
+export const DEVICE_AUTHORIZATION_KEPT_AFTER_EXPIRY_SECONDS = 3600;
 /** Draws of a user code before giving up: a clash in 20^8 codes is rare already. */
 const DRAWS = 5;
 
@@ -41,6 +44,7 @@ export class DeviceAuthorizations {
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(KeyEncryption) keys: KeyEncryption,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
   ) {
     this.userCodeKey = keys.keyedHasher('device user code');
   }
@@ -62,7 +66,9 @@ export class DeviceAuthorizations {
         expiresAt: Math.floor(now.getTime() / 1000) + DEVICE_CODE_TTL_SECONDS,
       };
       try {
-        await this.aggregates.execute(streams.deviceAuthorization(tenantId, key), deviceAuthorizationDecider, command, { tenantId, actor: `client:${clientId}`, now, ...origin });
+        const stream = streams.deviceAuthorization(tenantId, key);
+        await this.aggregates.execute(stream, deviceAuthorizationDecider, command, { tenantId, actor: `client:${clientId}`, now, ...origin });
+        expireLater(this.events, stream, (command.expiresAt + DEVICE_AUTHORIZATION_KEPT_AFTER_EXPIRY_SECONDS) * 1000);
         return { deviceCode, userCode };
       } catch (e) {
         if (!(e instanceof DomainError) || draw >= DRAWS) throw storeError(e) ?? e;

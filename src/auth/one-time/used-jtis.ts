@@ -2,8 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { jtiStream, type JtiUsed, type OneTimeJwtKind } from '../../domain/replay/jti.events.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
-import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
+import { EVENT_STORE, type EventStore, type RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
+import { expireLater } from '../../infrastructure/event-store/expired-streams.js';
+
+/**
+ * How long a jti's stream outlives the JWT's `expiresAt`, in seconds: at least the clock skew
+ * any check allows past it (client assertions: 30 s on `exp`), so a replay is refused for as
+ * long as the JWT itself could pass.
+ */
+export const JTI_KEPT_AFTER_EXPIRY_SECONDS = 60;
 
 /** What a one-time JWT is used by: its issuer's scope (a client id, a key thumbprint) and its jti. */
 export interface OneTimeUse {
@@ -30,14 +38,22 @@ export class UsedJtis {
   constructor(
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
   ) {}
 
-  /** True when the jti was unused (and is now used up); false on a replay. */
-  use(u: OneTimeUse): Promise<boolean> {
+  /**
+   * True when the jti was unused (and is now used up); false on a replay. The jti's stream is
+   * marked to expire JTI_KEPT_AFTER_EXPIRY_SECONDS after the JWT does (the store's sweep then
+   * deletes it).
+   */
+  async use(u: OneTimeUse): Promise<boolean> {
     const hash = createHash('sha256').update(`${u.issuer}\n${u.jti}`).digest('base64url');
     const data: JtiUsed['data'] = { tenantId: u.tenantId, kind: u.kind, expiresAt: u.expiresAt };
     if (u.clientId !== undefined) data.clientId = u.clientId;
     if (u.jkt !== undefined) data.jkt = u.jkt;
-    return this.aggregates.claim(jtiStream(u.tenantId, u.kind, hash), [{ type: 'JtiUsed', data }], { tenantId: u.tenantId, actor: u.actor, now: this.clock.now(), ...u.origin });
+    const stream = jtiStream(u.tenantId, u.kind, hash);
+    const fresh = await this.aggregates.claim(stream, [{ type: 'JtiUsed', data }], { tenantId: u.tenantId, actor: u.actor, now: this.clock.now(), ...u.origin });
+    if (fresh) expireLater(this.events, stream, (u.expiresAt + JTI_KEPT_AFTER_EXPIRY_SECONDS) * 1000);
+    return fresh;
   }
 }

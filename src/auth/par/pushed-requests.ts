@@ -5,7 +5,8 @@ import { DomainError } from '../../domain/shared/domain-error.js';
 import { streams } from '../../domain/shared/stream-names.js';
 import { randomToken, sha256 } from '../../infrastructure/crypto/hashing.js';
 import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
-import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
+import { EVENT_STORE, type EventStore, type RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
+import { expireLater } from '../../infrastructure/event-store/expired-streams.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { InvalidRequestUri, storeError } from '../oauth-errors.js';
 
@@ -13,6 +14,8 @@ import { InvalidRequestUri, storeError } from '../oauth-errors.js';
 export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 /** RFC 9126 §2.2: a short lifetime (under 600 s) suffices; the browser is sent on at once. */
 export const PUSHED_REQUEST_TTL_SECONDS = 60;
+/** How long a pushed request's stream outlives its expiry before the store may delete it (a use then finds it expired, not unknown). */
+export const PUSHED_REQUEST_KEPT_AFTER_EXPIRY_SECONDS = 60;
 
 /**
  * Pushed authorization requests (RFC 9126), each on a stream of its own named by its
@@ -25,6 +28,7 @@ export class PushedRequests {
   constructor(
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
   ) {}
 
   async push(tenantId: string, clientId: string, request: PushedRequestContent, origin: RequestOrigin): Promise<{ requestUri: string; expiresIn: number }> {
@@ -32,9 +36,11 @@ export class PushedRequests {
     const requestUriHash = sha256(requestUri);
     const now = this.clock.now();
     const expiresAt = Math.floor(now.getTime() / 1000) + PUSHED_REQUEST_TTL_SECONDS;
+    const stream = streams.pushedRequest(tenantId, streamKey(requestUriHash));
     await this.aggregates
-      .execute(streams.pushedRequest(tenantId, streamKey(requestUriHash)), pushedRequestDecider, { kind: 'Push', tenantId, clientId, requestUriHash, expiresAt, request }, { tenantId, actor: `client:${clientId}`, now, ...origin })
+      .execute(stream, pushedRequestDecider, { kind: 'Push', tenantId, clientId, requestUriHash, expiresAt, request }, { tenantId, actor: `client:${clientId}`, now, ...origin })
       .catch(rethrowStoreError);
+    expireLater(this.events, stream, (expiresAt + PUSHED_REQUEST_KEPT_AFTER_EXPIRY_SECONDS) * 1000);
     return { requestUri, expiresIn: PUSHED_REQUEST_TTL_SECONDS };
   }
 

@@ -99,6 +99,21 @@ export interface EventStore {
    */
   readPositions(positions: readonly number[]): Promise<RecordedEvent[]>;
   subscribeToAll(options?: { afterPosition?: number; filter?: EventFilter }): Subscription;
+  /**
+   * Marks the stream disposable from `at` (milliseconds since the epoch): from then on its
+   * events may be gone from every read, and its position numbers are never given to other
+   * events. Until then the stream is untouched, so an append that expects `no_stream` still
+   * fails. A later mark replaces an earlier one. Meant for single-use streams (a jti, a pushed
+   * request) that nothing reads once they have expired.
+   */
+  expireStream(streamId: string, at: number): Promise<void>;
+  /**
+   * Deletes the events of up to `limit` streams whose mark is at or before `now` (milliseconds);
+   * returns how many streams. The embedded store deletes here; EventStoreDB expires them by
+   * itself (its `$maxAge` and `$tb` stream metadata hide them from stream reads at once, from
+   * `$all` once a scavenge has run) and returns 0.
+   */
+  sweepExpired(now: number, limit: number): Promise<number>;
   /** Position of the newest event in the log (0 when empty). */
   headPosition(): Promise<number>;
   close(): Promise<void>;

@@ -236,6 +236,34 @@ export class EventStoreDbEventStore implements EventStore {
     return { [Symbol.asyncIterator]: () => it, close };
   }
 
+  /**
+   * Stream metadata: `$maxAge` counted from the stream's first event as the server recorded it,
+   * so every event stays readable until `at`; a time already past truncates the stream at once
+   * (`$tb`). Either way the stream keeps its revision, and the server's scavenge frees the disk.
+   */
+  async expireStream(streamId: string, at: number): Promise<void> {
+    try {
+      let first: Date | undefined;
+      let last: bigint | undefined;
+      for await (const resolved of this.client.readStream(streamId, { direction: FORWARDS, fromRevision: START, maxCount: 1000 })) {
+        if (!resolved.event) continue;
+        first ??= resolved.event.created;
+        last = resolved.event.revision;
+      }
+      if (first === undefined || last === undefined) return;
+      const maxAge = Math.ceil((at - first.getTime()) / 1000);
+      await this.client.setStreamMetadata(streamId, maxAge > 0 ? { maxAge } : { truncateBefore: Number(last) + 1 });
+    } catch (error) {
+      if (error instanceof StreamNotFoundError || (error as { type?: string }).type === 'stream-not-found') return;
+      throw unavailable(error) ?? error;
+    }
+  }
+
+  /** The server trims by itself (see expireStream). */
+  async sweepExpired(): Promise<number> {
+    return 0;
+  }
+
   async headPosition(): Promise<number> {
     const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END });
     try {

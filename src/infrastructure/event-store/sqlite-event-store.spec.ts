@@ -60,3 +60,62 @@ describe('the embedded store: a filtered subscription', () => {
     }
   });
 });
+
+describe('the embedded store: expired streams', () => {
+  const event = (type: string): EventData => ({ id: randomUUID(), type, data: {}, metadata: { actor: 'system', correlationId: randomUUID(), occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1 } });
+
+  it('sweeps at most `limit` streams a time, the earliest expiries first, and only those due', async () => {
+    const store = new SqliteEventStore(join(tempDir('sweep-'), 'e.db'));
+    try {
+      for (const [name, at] of [['a', 3000], ['b', 1000], ['c', 2000], ['d', 9000]] as const) {
+        await store.append(name, [event('E')], 'no_stream');
+        await store.expireStream(name, at);
+      }
+      expect(await store.sweepExpired(5000, 2)).toBe(2);
+      expect((await store.readAll()).map((e) => e.streamId)).toEqual(['a', 'd']);
+      expect(await store.sweepExpired(5000, 2)).toBe(1);
+      expect(await store.sweepExpired(5000, 2)).toBe(0);
+      expect((await store.readAll()).map((e) => e.streamId)).toEqual(['d']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('takes marks given while a batch is under way with the next batch, or on their own after it', async () => {
+    const store = new SqliteEventStore(join(tempDir('sweep-'), 'e.db'));
+    try {
+      await store.append('a', [event('E')], 'no_stream');
+      await store.append('b', [event('E')], 'no_stream');
+      const first = store.append('c', [event('E')], 'no_stream');
+      const marked = store.expireStream('a', 1);
+      const second = store.append('d', [event('E')], 'no_stream');
+      const alone = store.expireStream('b', 1);
+      await Promise.all([first, marked, second, alone]);
+      expect(await store.sweepExpired(2, 10)).toBe(2);
+      expect((await store.readAll()).map((e) => e.streamId)).toEqual(['c', 'd']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('never gives a swept position again, before or after a restart; a swept stream reads as absent to the writer too', async () => {
+    const file = join(tempDir('sweep-'), 'e.db');
+    let store = new SqliteEventStore(file);
+    const kept = await store.append('kept', [event('E')], 'no_stream');
+    const swept = await store.append('swept', [event('E'), event('E')], 'no_stream');
+    await store.expireStream('swept', 1);
+    expect(await store.sweepExpired(2, 10)).toBe(1);
+    const again = await store.append('swept', [event('E')], 'no_stream');
+    expect(again).toEqual({ nextRevision: 0, position: swept.position + 1 });
+    await store.expireStream('swept', 1);
+    expect(await store.sweepExpired(2, 10)).toBe(1);
+    await store.close();
+    store = new SqliteEventStore(file);
+    try {
+      expect(await store.headPosition()).toBe(kept.position);
+      expect((await store.append('next', [event('E')], 'no_stream')).position).toBe(again.position + 1);
+    } finally {
+      await store.close();
+    }
+  });
+});

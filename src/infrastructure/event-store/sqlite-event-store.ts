@@ -99,6 +99,7 @@ export class SqliteEventStore implements EventStore {
   private readonly streamPage: Statement;
   private readonly allPages = new Map<string, Statement>();
   private readonly atPositions: Statement;
+  private marks: Array<{ streamId: string; at: number; resolve(): void; reject(error: unknown): void }> = [];
 
   constructor(file: string) {
     // First: it locks the file for this process, or throws when another process holds it.
@@ -108,6 +109,8 @@ export class SqliteEventStore implements EventStore {
       this.db.exec(EVENTS_SCHEMA);
       this.streamPage = this.db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?');
       this.atPositions = this.db.prepare('SELECT * FROM events WHERE position IN (SELECT value FROM json_each(?)) ORDER BY position');
+      // The newest event still here: after a sweep deleted the newest ones, lower than positions
+      // given before, which AUTOINCREMENT never gives again.
       this.head = (this.db.prepare('SELECT MAX(position) FROM events').pluck().get() as number | null) ?? 0;
     } catch (e) {
       void this.writer.release();
@@ -133,12 +136,21 @@ export class SqliteEventStore implements EventStore {
   /** Sends the queued appends as one batch; the appends that arrive meanwhile form the next. */
   private send(): void {
     const batch = this.queue;
+    const marks = this.marks;
     this.sending = true;
     this.queue = [];
-    this.writer.request({ type: 'append', appends: batch.map((p) => p.wire) }).then(
-      (r) => this.settle(batch, r.outcomes ?? []),
+    this.marks = [];
+    const request = { type: 'append' as const, appends: batch.map((p) => p.wire), ...(marks.length ? { marks: marks.map(({ streamId, at }) => ({ streamId, at })) } : {}) };
+    this.writer.request(request).then(
+      (r) => {
+        const outcomes = r.outcomes ?? [];
+        // The marks were in the batch's transaction: committed unless the whole batch failed.
+        const failed = outcomes.find((o): o is Extract<WriterOutcome, { ok: false }> => !o.ok && o.error.kind === 'failed');
+        for (const m of marks) failed ? m.reject(writerError(failed.error)) : m.resolve();
+        this.settle(batch, outcomes);
+      },
       (error) => {
-        for (const p of batch) p.reject(error);
+        for (const p of [...batch, ...marks]) p.reject(error);
         this.settle([], []);
       },
     );
@@ -159,6 +171,7 @@ export class SqliteEventStore implements EventStore {
       } else p.reject(writerError(o.error));
     });
     if (this.queue.length) this.send();
+    else this.sendMarks();
     if (appended) for (const l of this.listeners) l();
   }
 
@@ -194,6 +207,37 @@ export class SqliteEventStore implements EventStore {
       if (all || types?.includes(e.type) || prefixes?.some((p) => e.streamId.startsWith(p))) page.push(e);
     }
     return page;
+  }
+
+  /**
+   * Marks ride on the next append batch; those given while no batch is under way go on their
+   * own after this turn of the event loop.
+   */
+  expireStream(streamId: string, at: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.marks.push({ streamId, at, resolve, reject });
+      if (this.marks.length === 1) setImmediate(() => !this.sending && this.sendMarks());
+    });
+  }
+
+  private sendMarks(): void {
+    const marks = this.marks;
+    this.marks = [];
+    if (!marks.length) return;
+    this.writer.request({ type: 'expire', marks: marks.map(({ streamId, at }) => ({ streamId, at })) }).then(
+      (r) => marks.forEach((m) => (r.error ? m.reject(new Error(`event store: ${r.error}`)) : m.resolve())),
+      (error) => marks.forEach((m) => m.reject(error)),
+    );
+  }
+
+  async sweepExpired(now: number, limit: number): Promise<number> {
+    // Marks asked for before this sweep reach the writer before it.
+    this.sendMarks();
+    const r = await this.writer.request({ type: 'sweep', now, limit });
+    if (r.error) throw new Error(`event store: ${r.error}`);
+    const swept = new Set(r.swept ?? []);
+    if (swept.size) this.recent = this.recent.filter((e) => !swept.has(e.streamId));
+    return swept.size;
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -282,7 +326,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
-    while (this.sending || this.queue.length) await new Promise((r) => setImmediate(r));
+    while (this.sending || this.queue.length || this.marks.length) await new Promise((r) => setImmediate(r));
     await this.writer.release();
     this.db.close();
   }

@@ -43,6 +43,14 @@ export class UpcastingEventStore implements EventStore {
     };
   }
 
+  expireStream(streamId: string, at: number): Promise<void> {
+    return this.inner.expireStream(streamId, at);
+  }
+
+  sweepExpired(now: number, limit: number): Promise<number> {
+    return this.inner.sweepExpired(now, limit);
+  }
+
   headPosition(): Promise<number> {
     return this.inner.headPosition();
   }

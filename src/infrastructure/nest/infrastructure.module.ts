@@ -11,6 +11,7 @@ import { PasswordQueue } from '../crypto/password-queue.js';
 import { KeyRing } from '../crypto/key-ring.js';
 import { AggregateStore } from '../event-store/aggregate-store.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.port.js';
+import { ExpiredStreams } from '../event-store/expired-streams.js';
 import { Snapshots } from '../event-store/snapshots.js';
 import { SqliteEventStore } from '../event-store/sqlite-event-store.js';
 import { UpcastingEventStore } from '../event-store/upcasting-event-store.js';
@@ -60,6 +61,7 @@ const CACHED_VIEWS = ['tenants', 'clients', 'users', 'sessions', 'tokens', 'scop
     { provide: CONFIG, useFactory: () => loadConfig() },
     { provide: Clock, useClass: SystemClock },
     { provide: EVENT_STORE, inject: [CONFIG], useFactory: createEventStore },
+    ExpiredStreams,
     { provide: READ_STORE, inject: [CONFIG], useFactory: async (config: Config) => new CachingReadStore(await createReadStore(config), CACHED_VIEWS) },
     {
       provide: AggregateStore,

@@ -17,7 +17,9 @@ export const EVENTS_SCHEMA = `
     metadata TEXT NOT NULL,
     UNIQUE (stream_id, revision)
   );
-  CREATE INDEX IF NOT EXISTS events_type ON events (type, position);`;
+  CREATE INDEX IF NOT EXISTS events_type ON events (type, position);
+  CREATE TABLE IF NOT EXISTS stream_expiry (stream_id TEXT PRIMARY KEY, expires INTEGER NOT NULL);
+  CREATE INDEX IF NOT EXISTS stream_expiry_expires ON stream_expiry (expires);`;
 
 export const VIEW_STATE_SCHEMA = 'CREATE TABLE IF NOT EXISTS view_state (view TEXT PRIMARY KEY, version INTEGER NOT NULL, position INTEGER NOT NULL)';
 
@@ -57,16 +59,26 @@ export interface WriterViewCommit {
   checkpoint: number;
 }
 
+/** A stream disposable from `at` (epoch ms); a later mark of a stream replaces an earlier one. */
+export interface WriterMark {
+  streamId: string;
+  at: number;
+}
+
 /** Main thread to writer: appends to commit in one transaction, view commits likewise, or the order to stop. */
 export type WriterRequest =
   /** `views`: view commits that rode on the batch, committed after it and answered under their own id. */
-  | { id: number; type: 'append'; appends: WriterAppend[]; views?: { id: number; commits: WriterViewCommit[] } }
+  | { id: number; type: 'append'; appends: WriterAppend[]; views?: { id: number; commits: WriterViewCommit[] }; marks?: WriterMark[] }
   | { id: number; type: 'views'; commits: WriterViewCommit[] }
   | ({ id: number; type: 'counters' } & WriterCounters)
+  /** Expiry marks that found no append batch to ride on. */
+  | { id: number; type: 'expire'; marks: readonly WriterMark[] }
+  /** Deletes the events of up to `limit` streams disposable at `now`; answered with the streams' ids in `swept`. */
+  | { id: number; type: 'sweep'; now: number; limit: number }
   | { id: number; type: 'close' };
 
 /** Writer to main thread: the answer to request `id`. */
-export type WriterResponse = { id: number; outcomes?: WriterOutcome[]; error?: string };
+export type WriterResponse = { id: number; outcomes?: WriterOutcome[]; swept?: string[]; error?: string };
 
 export interface WriterData {
   file: string;
@@ -151,8 +163,15 @@ export function writerThread(): void {
     return { ok: true, nextRevision: revision, position };
   });
 
-  const appendAll = db.transaction((appends: WriterAppend[]): WriterOutcome[] =>
-    appends.map((a) => {
+  const markExpiry = db.prepare('INSERT INTO stream_expiry (stream_id, expires) VALUES (?, ?) ON CONFLICT (stream_id) DO UPDATE SET expires = excluded.expires');
+  const writeMarks = (marks: readonly WriterMark[]) => {
+    for (const m of marks) markExpiry.run(m.streamId, m.at);
+  };
+
+  // Expiry marks ride on the batch: no transaction of their own.
+  const appendAll = db.transaction((appends: WriterAppend[], marks: readonly WriterMark[] = []): WriterOutcome[] => {
+    writeMarks(marks);
+    return appends.map((a) => {
       try {
         return appendOne(a);
       } catch (e) {
@@ -163,8 +182,8 @@ export function writerThread(): void {
         if (!refusal) throw e;
         return { ok: false, error: refusal };
       }
-    }),
-  );
+    });
+  });
 
   const viewStatements = new Map<string, { upsert: any; remove: any }>();
   const moveCheckpoint = db.prepare('UPDATE view_state SET position = ? WHERE view = ? AND position < ?');
@@ -221,6 +240,21 @@ export function writerThread(): void {
     if (c.hits.length) sweepCounters.run(c.now);
   });
 
+  // Expired streams: their events go, their positions are never given again (AUTOINCREMENT),
+  // and their heads are forgotten, so the stream reads as absent, to this thread as to readers.
+  const dueStreams = db.prepare('SELECT stream_id FROM stream_expiry WHERE expires <= ? ORDER BY expires LIMIT ?').pluck();
+  const deleteStream = db.prepare('DELETE FROM events WHERE stream_id = ?');
+  const deleteExpiry = db.prepare('DELETE FROM stream_expiry WHERE stream_id = ?');
+  const writeMarksAlone = db.transaction(writeMarks);
+  const sweep = db.transaction((now: number, limit: number): string[] => {
+    const due = dueStreams.all(now, limit) as string[];
+    for (const streamId of due) {
+      deleteStream.run(streamId);
+      deleteExpiry.run(streamId);
+    }
+    return due;
+  });
+
   parentPort.on('message', (request: WriterRequest) => {
     const reply = (r: Omit<WriterResponse, 'id'>) => parentPort.postMessage({ id: request.id, ...r });
     switch (request.type) {
@@ -233,7 +267,7 @@ export function writerThread(): void {
         let outcomes: WriterOutcome[];
         moved = new Map();
         try {
-          outcomes = appendAll.immediate(request.appends);
+          outcomes = appendAll.immediate(request.appends, request.marks);
           keepMoved();
         } catch (e) {
           heads.clear();
@@ -247,6 +281,25 @@ export function writerThread(): void {
       }
       case 'views':
         commitViewsAndReply(request.id, request.commits);
+        return;
+      case 'expire':
+      case 'sweep':
+        // Losing the last marks or deletions to a crash only leaves streams to a later sweep.
+        relaxed.run();
+        try {
+          if (request.type === 'expire') {
+            writeMarksAlone.immediate(request.marks);
+            reply({});
+          } else {
+            const swept = sweep.immediate(request.now, request.limit);
+            for (const streamId of swept) heads.delete(streamId);
+            reply({ swept });
+          }
+        } catch (e) {
+          reply({ error: String((e as Error)?.message ?? e) });
+        } finally {
+          full.run();
+        }
         return;
       case 'counters':
         // Like views, counters need no fsync: losing the last few to a crash costs little.
