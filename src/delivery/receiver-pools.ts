@@ -19,6 +19,7 @@ const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UN
  */
 export class ReceiverPools {
   private readonly pools = new Map<string, { pool: Pool; usedAt: number }>();
+  private sweptAt = 0;
 
   constructor(
     private readonly connections: number,
@@ -41,6 +42,9 @@ export class ReceiverPools {
 
   /** Closes the pools nothing was sent to for a while (receivers come and go with registrations). */
   sweep(now: number): void {
+    // Called at every turn of the sender: the pools are looked over once a second at most.
+    if (now - this.sweptAt < 1000) return;
+    this.sweptAt = now;
     for (const [origin, p] of this.pools) {
       if (now - p.usedAt < IDLE_POOL_MS) continue;
       this.pools.delete(origin);
