@@ -32,7 +32,8 @@ export class ReceiverPools {
       const url = new URL(uri);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: `unsupported scheme ${url.protocol}` };
       const pool = this.pool(url.origin, now);
-      const response = await pool.request({ method: 'POST', path: `${url.pathname}${url.search}`, headers, body });
+      // The whole exchange within the timeout (the pool's own timeouts bound each phase only).
+      const response = await pool.request({ method: 'POST', path: `${url.pathname}${url.search}`, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
       await response.body.dump().catch(() => undefined);
       return { status: response.statusCode };
     } catch (error) {
