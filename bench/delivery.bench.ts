@@ -9,7 +9,8 @@
  *
  * Options: --sessions N (default 10000), --rate R (session ends a second; 0: as fast as the
  * server takes them, 64 at a time; default 0), --duration S (each token-endpoint run, default 5),
- * --connections C (token-endpoint connections, default 16).
+ * --connections C (token-endpoint connections, default 16), --wait S (how long to wait for the last
+ * deliveries after the ends, default 600: the flaky receiver's retries back off).
  *
  * The server runs in this process (so that the sessions can be made and ended through its own
  * command path without a browser sign-in each): the receivers share its event loop too. Lag is
@@ -29,7 +30,7 @@ import { HttpConnection } from './oauth-http.js';
 import { percentile, runLoad, type LoadResult } from './oauth-load.js';
 import { freePort } from './oauth-servers.js';
 
-const USAGE = 'usage: npm run bench:delivery -- [--sessions N] [--rate R] [--duration S] [--connections C]';
+const USAGE = 'usage: npm run bench:delivery -- [--sessions N] [--rate R] [--duration S] [--connections C] [--wait S]';
 const TENANT = 'bench';
 const SECRET = 'bench-secret-0123456789-0123456789-abcdef';
 const RECEIVERS = 5;
@@ -122,11 +123,12 @@ async function loadChild(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const f = readFlags(process.argv.slice(2), { sessions: 'string', rate: 'string', duration: 'string', connections: 'string' }, USAGE);
+  const f = readFlags(process.argv.slice(2), { sessions: 'string', rate: 'string', duration: 'string', connections: 'string', wait: 'string' }, USAGE);
   const sessions = numberFlag(f.sessions, 'sessions', 10_000, 1, true);
   const rate = numberFlag(f.rate, 'rate', 0, 0);
   const duration = numberFlag(f.duration, 'duration', 5, 0.5);
   const connections = numberFlag(f.connections, 'connections', 16, 1, true);
+  const wait = numberFlag(f.wait, 'wait', 600, 0);
 
   const revokedAt = new Map<string, number>();
   const lags: number[] = [];
@@ -183,7 +185,7 @@ async function main(): Promise<void> {
     } else await pool(ids, 64, (sid) => end(sid));
     const ended = performance.now();
     const during = await loaded;
-    await Promise.race([done, new Promise((r) => setTimeout(r, 600_000))]);
+    await Promise.race([done, new Promise((r) => setTimeout(r, wait * 1000))]);
     const finished = performance.now();
 
     const sorted = Float64Array.from(lags).sort();

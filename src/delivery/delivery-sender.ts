@@ -3,19 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { CONFIG, type Config } from '../config.js';
 import { EVENT_STORE, type EventStore } from '../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../infrastructure/nest/clock.js';
-import { DeliveryKinds, type DeliveryKind, type Outcome } from './delivery-kind.js';
+import { DeliveryKinds, type DeliveryKind, type Outcome, type RenderedRequest } from './delivery-kind.js';
 import { retryDelay, type DeliverySettings } from './delivery-settings.js';
 import { type Delivery, deliveryKey, DeliveryStore } from './delivery-store.js';
 import { DueHeap } from './due-heap.js';
+import { type Answer, ReceiverPools } from './receiver-pools.js';
 
 /** How often the clock is read for deliveries that became due (their delays are measured on the injected Clock). */
 const TICK_MS = 100;
-
-/** What the receiver answered: its status, or why there was no answer. */
-interface Answer {
-  status?: number;
-  error?: string;
-}
 
 /** A first-in first-out queue of keys (a shifted array costs its length at each shift). */
 class Fifo {
@@ -56,6 +51,7 @@ export class DeliverySender {
   private readonly waiting = new DueHeap();
   private readonly receivers = new Map<string, Receiver>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly pools: ReceiverPools;
   private timer?: NodeJS.Timeout;
   private pumpScheduled = false;
   private stopped = false;
@@ -70,6 +66,7 @@ export class DeliverySender {
     @Inject(Clock) private readonly clock: Clock,
   ) {
     this.settings = config.delivery;
+    this.pools = new ReceiverPools(this.settings.perReceiver, this.settings.timeoutMs);
   }
 
   start(): void {
@@ -81,6 +78,7 @@ export class DeliverySender {
     this.stopped = true;
     clearInterval(this.timer);
     await Promise.allSettled([...this.inFlight]);
+    await this.pools.close();
   }
 
   /** Deliveries waiting for an attempt (due or not) and in flight. */
@@ -118,7 +116,9 @@ export class DeliverySender {
 
   private pump(): void {
     if (this.stopped) return;
-    for (const key of this.waiting.popDue(this.clock.now().getTime())) {
+    const now = this.clock.now().getTime();
+    this.pools.sweep(now);
+    for (const key of this.waiting.popDue(now)) {
       const d = this.deliveries.get(key);
       if (d) this.receiver(d.uri).ready.push(key);
     }
@@ -244,27 +244,12 @@ export class DeliverySender {
 
   /** One POST of the request the kind renders now: never following a redirect, within the timeout. */
   private async post(kind: DeliveryKind, d: Delivery): Promise<Answer> {
+    let request: RenderedRequest;
     try {
-      const request = await kind.render(d);
-      const response = await fetch(request.url, {
-        method: 'POST',
-        headers: request.headers,
-        body: request.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
-      });
-      await response.body?.cancel().catch(() => undefined);
-      return { status: response.status };
+      request = await kind.render(d);
     } catch (error) {
-      return { error: describe(error) };
+      return { error: String((error as Error)?.message ?? 'request failed').slice(0, 200) };
     }
+    return this.pools.post(request.url, request.headers, request.body, this.clock.now().getTime());
   }
-}
-
-/** A short, safe description of why a POST failed (no response at all). */
-function describe(error: unknown): string {
-  const e = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'timeout';
-  const reason = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'request failed';
-  return String(reason).slice(0, 200);
 }

@@ -4,7 +4,7 @@ import type { ProjectionRunner } from '../infrastructure/read-store/projection-r
 import type { DeliveryFollowerSpec } from './delivery-kind.js';
 import type { DeliverySender } from './delivery-sender.js';
 import type { Delivery, DeliveryStore } from './delivery-store.js';
-import { LogFollower } from './log-follower.js';
+import { LogFollower, MAX_BATCH } from './log-follower.js';
 
 class ManualClock extends Clock {
   at = 1_000_000;
@@ -82,5 +82,31 @@ describe('log follower', () => {
       { deliveries: 0, position: 5 },
       { deliveries: 0, position: 6 },
     ]);
+  });
+});
+
+describe('log follower under a burst', () => {
+  it(`handles a burst in batches of at most ${MAX_BATCH} events`, async () => {
+    const batches: number[] = [];
+    const store = { checkpoint: async () => 0, created: async () => undefined } as unknown as DeliveryStore;
+    const sender = { enqueue: () => undefined } as unknown as DeliverySender;
+    const spec: DeliveryFollowerSpec = {
+      checkpoint: 'burst_follower',
+      eventTypes: ['UserDeleted'],
+      views: [],
+      deliveriesOf: async (batch) => {
+        batches.push(batch.length);
+        return [];
+      },
+    };
+    const { events, push } = log();
+    const follower = new LogFollower(spec, events, {} as ProjectionRunner, store, sender, new ManualClock());
+    await follower.start();
+    const total = MAX_BATCH * 2 + 10;
+    for (let i = 1; i <= total; i++) push(event(i, 'UserDeleted'));
+    while (batches.reduce((a, b) => a + b, 0) < total) await new Promise((r) => setImmediate(r));
+    await follower.stop();
+    expect(Math.max(...batches)).toBeLessThanOrEqual(MAX_BATCH);
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(total);
   });
 });

@@ -8,6 +8,12 @@ import type { DeliveryStore } from './delivery-store.js';
 const RETRY_MS = 1000;
 /** How long a checkpoint that makes no delivery may wait to be stored: an event read again after a crash makes none either. */
 const IDLE_CHECKPOINT_MS = 1000;
+/**
+ * The most events handled in one batch: a batch's reads (often answered from a cache, as
+ * microtasks that let no request in) and its deliveries are bounded, and the event loop is
+ * yielded between batches, so that a burst of events never holds up the request thread long.
+ */
+export const MAX_BATCH = 256;
 
 /**
  * Follows the log from a follower's own checkpoint and turns the events its spec reads into
@@ -62,10 +68,11 @@ export class LogFollower {
   /** Handles the buffered events batch by batch; a batch is retried until its deliveries are stored, since skipping it would lose them. */
   private async drain(): Promise<void> {
     while (this.buffer.length && !this.stopped) {
-      const batch = this.buffer;
-      this.buffer = [];
+      const batch = this.buffer.length > MAX_BATCH ? this.buffer.slice(0, MAX_BATCH) : this.buffer;
+      this.buffer = this.buffer.length > MAX_BATCH ? this.buffer.slice(MAX_BATCH) : [];
       try {
         await this.handle(batch);
+        if (this.buffer.length) await new Promise((r) => setImmediate(r));
       } catch (error) {
         this.buffer = [...batch, ...this.buffer];
         this.logger?.(`delivery follower ${this.spec.checkpoint}: events up to ${batch[batch.length - 1].position} not handled, retrying: ${(error as Error).message}`);

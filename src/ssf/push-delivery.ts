@@ -50,13 +50,14 @@ export class SsfPushKind implements DeliveryKind<PushDeliveryData>, DeliveryFoll
 
   async deliveriesOf(batch: readonly RecordedEvent[], now: Date): Promise<Delivery[]> {
     const out: Delivery[] = [];
+    const tenantStreams = new Map<string, SsfStreamView[]>();
     for (const e of batch) {
       if (e.type === 'SsfStreamStatusChanged') {
         const d = e.data as { tenantId: string; streamId: string; status: string };
         if (d.status === 'enabled') out.push(...(await this.released(d.tenantId, d.streamId, now)));
         continue;
       }
-      for (const { stream, claims } of await this.targets.of(e)) {
+      for (const { stream, claims } of await this.targets.of(e, tenantStreams)) {
         if (stream.delivery.method !== PUSH_METHOD || !stream.delivery.endpointUrl) continue;
         out.push({
           tenantId: stream.tenantId,

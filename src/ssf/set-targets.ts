@@ -34,7 +34,11 @@ export class SetTargets {
     @Inject(Directory) private readonly directory: Directory,
   ) {}
 
-  async of(e: RecordedEvent): Promise<SetTarget[]> {
+  /**
+   * `tenantStreams` is the caller's cache of each tenant's streams for one batch of events: a
+   * batch of many user signals reads them once, not once per event.
+   */
+  async of(e: RecordedEvent, tenantStreams?: Map<string, SsfStreamView[]>): Promise<SetTarget[]> {
     const d = e.data as { tenantId: string; streamId?: string; state?: string };
     const claims = (stream: SsfStreamView, subId: Record<string, unknown>, events: SetClaims['events']) => ({ stream, claims: { jti: jtiOf(e.id, stream.streamId), aud: stream.clientId, subId, events } });
     if (e.type === 'SsfVerificationRequested') {
@@ -45,7 +49,7 @@ export class SetTargets {
     }
     const signal = userSignal(e);
     if (!signal) return [];
-    const streams = (await this.reads.find<SsfStreamView>('ssf_streams', { tenantId: d.tenantId })).filter(
+    const streams = (await this.streamsOf(d.tenantId, tenantStreams)).filter(
       // Streams begun after the event (read later, on a restart) are not told of it.
       (s) => s.status !== 'disabled' && s.since < e.position && eventsDelivered(s.eventsRequested).includes(signal.eventType),
     );
@@ -58,5 +62,14 @@ export class SetTargets {
       if (subId) out.push(claims(stream, subId, { [signal.eventType]: signal.payload }));
     }
     return out;
+  }
+
+  private async streamsOf(tenantId: string, cache?: Map<string, SsfStreamView[]>): Promise<SsfStreamView[]> {
+    let found = cache?.get(tenantId);
+    if (!found) {
+      found = await this.reads.find<SsfStreamView>('ssf_streams', { tenantId });
+      cache?.set(tenantId, found);
+    }
+    return found;
   }
 }

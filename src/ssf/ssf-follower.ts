@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
-import { ssfStreamKey } from '../../projections/ssf-streams.projection.js';
+import { ssfStreamKey, type SsfStreamView } from '../../projections/ssf-streams.projection.js';
 import { POLL_METHOD } from '../domain/ssf/ssf-stream.events.js';
 import { EVENT_STORE, type EventStore, type RecordedEvent, type Subscription } from '../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../infrastructure/nest/clock.js';
@@ -93,6 +93,7 @@ export class SsfFollower {
     const created: PendingSet[] = [];
     const dropped: PendingSet[] = [];
     const closed = new Set<string>();
+    const tenantStreams = new Map<string, SsfStreamView[]>();
     for (const e of batch) {
       const d = e.data as { tenantId: string; streamId?: string; status?: string };
       if (e.type === 'SsfStreamDeleted' || (e.type === 'SsfStreamStatusChanged' && d.status === 'disabled')) {
@@ -101,7 +102,7 @@ export class SsfFollower {
         closed.add(ssfStreamKey(d.tenantId, d.streamId!));
         continue;
       }
-      for (const { stream, claims } of await this.targets.of(e)) {
+      for (const { stream, claims } of await this.targets.of(e, tenantStreams)) {
         if (stream.delivery.method !== POLL_METHOD) continue;
         const set = await this.tokens.sign(stream.tenantId, claims);
         if (set) created.push({ tenantId: stream.tenantId, streamId: stream.streamId, jti: claims.jti, set, position: e.position, createdAt: this.clock.now().toISOString() });

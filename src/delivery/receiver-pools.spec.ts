@@ -1,0 +1,56 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ReceiverPools } from './receiver-pools.js';
+
+describe('ReceiverPools', () => {
+  let server: Server;
+  let base: string;
+  const sockets = new Set<unknown>();
+  let answer: (res: import('node:http').ServerResponse) => void;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      sockets.add(req.socket);
+      req.resume();
+      req.on('end', () => answer(res));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('sends one after another over one kept-alive connection', async () => {
+    const pools = new ReceiverPools(1, 2000);
+    answer = (res) => res.writeHead(200).end('ok');
+    sockets.clear();
+    for (let i = 0; i < 5; i++) expect(await pools.post(`${base}/logout`, { 'content-type': 'text/plain' }, `n=${i}`, 0)).toEqual({ status: 200 });
+    expect(sockets.size).toBe(1);
+    await pools.close();
+  });
+
+  it('never follows a redirect, and names a receiver that does not answer in time a timeout', async () => {
+    const pools = new ReceiverPools(1, 200);
+    answer = (res) => res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' }).end();
+    expect(await pools.post(`${base}/logout`, {}, '', 0)).toEqual({ status: 302 });
+    answer = () => undefined;
+    expect(await pools.post(`${base}/logout`, {}, '', 0)).toEqual({ error: 'timeout' });
+    await pools.close();
+  });
+
+  it('closes the pool of a receiver nothing was sent to for a minute', async () => {
+    const pools = new ReceiverPools(1, 2000);
+    answer = (res) => res.writeHead(204).end();
+    sockets.clear();
+    await pools.post(`${base}/a`, {}, '', 0);
+    pools.sweep(59_999);
+    await pools.post(`${base}/a`, {}, '', 59_999);
+    expect(sockets.size).toBe(1);
+    pools.sweep(59_999 + 60_000);
+    await pools.post(`${base}/a`, {}, '', 200_000);
+    expect(sockets.size).toBe(2);
+    await pools.close();
+  });
+});
