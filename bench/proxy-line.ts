@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CookieJar, HttpConnection } from './oauth-http.js';
+import { formatSummary, summarizeProfile } from './oauth-profile.js';
 import { type LoadResult, runLoad } from './oauth-load.js';
 import { bootstrapYaml, TENANT } from './oauth-fixtures.js';
 import { oursSide, signInAndExchange, type VirtualClient } from './oauth-scenarios.js';
@@ -85,6 +86,8 @@ export interface ProxyBenchOptions {
   warmupMs: number;
   connections: number;
   rounds: number;
+  /** A directory for a V8 CPU profile of our server over each of our two runs of the first round, summarised after the table. */
+  profileDir?: string;
 }
 
 /**
@@ -93,7 +96,7 @@ export interface ProxyBenchOptions {
  * With several rounds the runs alternate and each keeps its median run by throughput (on a
  * shared machine, load from elsewhere moves single runs by more than the difference).
  */
-export async function measureProxy({ durationMs, warmupMs, connections, rounds }: ProxyBenchOptions): Promise<string[]> {
+export async function measureProxy({ durationMs, warmupMs, connections, rounds, profileDir }: ProxyBenchOptions): Promise<string[]> {
   const upstream = await startChild(UPSTREAM, {}, 'the upstream');
   const stops: Array<() => void | Promise<void>> = [upstream.stop];
   try {
@@ -102,7 +105,7 @@ export async function measureProxy({ durationMs, warmupMs, connections, rounds }
     const dataDir = mkdtempSync(join(tmpdir(), 'proxy-bench-'));
     const bootstrapFile = join(dataDir, 'bootstrap.yaml');
     writeFileSync(bootstrapFile, bootstrap(upstream.port));
-    const ours = await startOurs({ profile: false, keepData: false, dataDir, bootstrapFile });
+    const ours = await startOurs({ profile: profileDir !== undefined, keepData: false, dataDir, bootstrapFile });
     stops.push(() => ours.stop());
     await adminPatchRoutes(ours.port);
     const side = oursSide(ours.port, TENANT);
@@ -128,7 +131,20 @@ export async function measureProxy({ durationMs, warmupMs, connections, rounds }
       ],
     ];
     const all = runs.map(() => [] as LoadResult[]);
-    for (let round = 0; round < rounds; round++) for (const [i, [, run]] of runs.entries()) all[i].push(await run());
+    const profiles: string[] = [];
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, [name, run]] of runs.entries()) {
+        // Our two runs (the last two) of the first round, profiled over warm-up and window alike.
+        const profiling = round === 0 && i >= 2 && profileDir !== undefined && ours.profile !== undefined;
+        if (profiling) await ours.profile!('start');
+        all[i].push(await run());
+        if (profiling) {
+          const file = join(profileDir!, `proxy-${i === 2 ? 'public' : 'checked'}.cpuprofile`);
+          await ours.profile!('stop', file);
+          profiles.push(`profile of our server, ${name}: ${file}\n${formatSummary(summarizeProfile(file, 40), 25)}`);
+        }
+      }
+    }
     for (const c of [...direct, ...viaPlain]) c.close();
     for (const vc of clients) vc.conn.close();
     const median = (rs: LoadResult[]) => [...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)];
@@ -146,6 +162,7 @@ export async function measureProxy({ durationMs, warmupMs, connections, rounds }
     if (pc !== undefined && pl !== undefined) out.push(`our checked route costs ${(pc / pl).toFixed(1)}x the plain proxy's server CPU per request`);
     out.push(`load generator CPU (share of one core): ${results.map(([n, r]) => `${n} ${r.clientCpu.toFixed(2)}`).join(', ')}`);
     for (const [name, r] of results) if (r.errors) out.push(`${name}: ${JSON.stringify(r.errorSamples)}`);
+    out.push(...profiles);
     return out;
   } finally {
     for (const stop of stops.reverse()) await stop();

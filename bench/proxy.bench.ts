@@ -7,6 +7,7 @@
  *
  *   npm run bench:proxy                         # 32 connections, 2 s warm-up + 8 s per run
  *   npm run bench:proxy -- --duration 3 --warmup 1 --connections 16 --rounds 3
+ *   npm run bench:proxy -- --profile           # and a CPU profile of our server on each of its routes
  *
  * With --rounds N the four runs alternate N times and each keeps its median run by throughput
  * (on a shared machine, load from elsewhere moves single runs by more than the difference).
@@ -15,18 +16,24 @@
  *
  * Not measured: bearer tokens (a token for a resource needs RFC 8707 resource indicators at /token).
  */
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { numberFlag, readFlags } from './args.js';
 import { measureProxy } from './proxy-line.js';
 
-const USAGE = 'usage: npm run bench:proxy -- [--duration S] [--warmup S] [--connections N] [--rounds N]';
+const USAGE = 'usage: npm run bench:proxy -- [--duration S] [--warmup S] [--connections N] [--rounds N] [--profile]';
 
 async function main(): Promise<void> {
-  const f = readFlags(process.argv.slice(2), { duration: 'string', warmup: 'string', connections: 'string', rounds: 'string' }, USAGE);
+  const f = readFlags(process.argv.slice(2), { duration: 'string', warmup: 'string', connections: 'string', rounds: 'string', profile: 'boolean' }, USAGE);
+  const profileDir = f.profile === true ? join(tmpdir(), 'proxy-bench', new Date().toISOString().replace(/[:.]/g, '-')) : undefined;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
   const lines = await measureProxy({
     rounds: numberFlag(f.rounds, 'rounds', 1, 1, true),
     durationMs: numberFlag(f.duration, 'duration', 8, 0.5) * 1000,
     warmupMs: numberFlag(f.warmup, 'warmup', 2, 0) * 1000,
     connections: numberFlag(f.connections, 'connections', 32, 1, true),
+    ...(profileDir ? { profileDir } : {}),
   });
   for (const line of lines) console.log(line);
 }

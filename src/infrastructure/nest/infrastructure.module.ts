@@ -16,6 +16,7 @@ import { Snapshots } from '../event-store/snapshots.js';
 import { SqliteEventStore } from '../event-store/sqlite-event-store.js';
 import { UpcastingEventStore } from '../event-store/upcasting-event-store.js';
 import { CachingReadStore } from '../read-store/caching-read-store.js';
+import { CACHED_VIEWS } from '../read-store/cached-views.js';
 import { ProjectionRunner } from '../read-store/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../read-store/read-store.port.js';
 import { SqliteReadStore } from '../read-store/sqlite-read-store.js';
@@ -50,9 +51,6 @@ export async function createAttemptCounters(config: Config): Promise<AttemptCoun
   }
   return new SqliteAttemptCounters(storeFile(config));
 }
-
-/** Views read on every request (tenants, clients, users) or right after they were written (sessions, tokens): served from memory. */
-const CACHED_VIEWS = ['tenants', 'clients', 'users', 'sessions', 'tokens', 'scopes'];
 
 /** Storage, projections, keys and time, shared by the auth, central and edge modules. */
 @Global()
