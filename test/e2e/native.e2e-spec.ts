@@ -321,6 +321,12 @@ describe("/native/authorize with the tenant's second factors (the challenges kin
     expect(answer).toMatchObject({ status: 403, body: { error: 'redirect_to_web' } });
   });
 
+  it('refuses a user who has no second factor the client accepts (access_denied): bob has no e-mail address for required e-mail codes', async () => {
+    expect((await policy('PUT', { factors: { email_otp: 'required' } })).status).toBe(201);
+    const answer = await first(await pkce(), { username: 'bob', password: BOB_PASSWORD });
+    expect(answer).toMatchObject({ status: 403, body: { error: 'access_denied' } });
+  });
+
   it("asks alice for her authenticator app's code after the password; the ID token says what was proven (amr, acr)", async () => {
     server.clock.freeze();
     const factors = server.app.get(SecondFactors, { strict: false });
