@@ -1,8 +1,8 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { ADMIN_BOOTSTRAP, ADMIN_SECRET, adminCall, adminToken } from '../support/admin.js';
 import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
-import { freePort, type TestServer } from '../support/server.js';
+import { PostReceiver } from '../support/receiver.js';
+import { type TestServer } from '../support/server.js';
 import { endToEnd } from '../support/suite.js';
 
 const RISC = 'https://schemas.openid.net/secevent/risc/event-type/';
@@ -22,54 +22,9 @@ let server: TestServer;
 const contract = endToEnd((s) => ({ server } = s), BOOTSTRAP);
 
 /** An RFC 8935 receiver on 127.0.0.1: answers each POST with the next of `statuses` (then 202), and records it. */
-class SetReceiver {
-  readonly received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
-  private waiters: Array<() => void> = [];
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-    private readonly statuses: number[],
-  ) {}
-
-  static async start(statuses: number[]): Promise<SetReceiver> {
-    const port = await freePort();
-    let r!: SetReceiver;
-    const s = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        r.received.push({ headers: req.headers, body });
-        const status = r.statuses.shift() ?? 202;
-        res.writeHead(status, { 'content-type': 'application/json' }).end(status === 202 ? '' : JSON.stringify({ err: 'temporarily_unavailable' }));
-        for (const w of r.waiters.splice(0)) w();
-      });
-    });
-    r = new SetReceiver(s, `http://127.0.0.1:${port}/caep/events`, [...statuses]);
-    await new Promise<void>((resolve) => s.listen(port, '127.0.0.1', () => resolve()));
-    return r;
-  }
-
-  /** Resolves once `count` POSTs have arrived (rejects after `ms` of real time: they never came). */
-  async posts(count: number, ms = 20_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (this.received.length < count) {
-      if (Date.now() > deadline) throw new Error(`${this.received.length} of ${count} POSTs arrived`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 200);
-      });
-    }
-  }
-
-  stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-const receivers: SetReceiver[] = [];
-afterAll(() => Promise.all(receivers.map((r) => r.stop())));
+/** RFC 8935 §2: a receiver answers 202 Accepted to a SET it took. */
+const receivers: PostReceiver[] = [];
+afterAll(() => Promise.all(receivers.map((r) => r.down())));
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await contract.fetch(`${server.issuer('acme')}${path}`, {
@@ -89,7 +44,7 @@ async function setDisabled(disabled: boolean): Promise<void> {
   expect((await adminCall(server, contract, 'PATCH', `/acme/configuration/users/${await bob()}`, await adminToken(server, 'acme'), { disabled })).status).toBe(200);
 }
 
-async function pushStream(receiver: SetReceiver): Promise<string> {
+async function pushStream(receiver: PostReceiver): Promise<string> {
   const created = await call('POST', '/ssf/stream', {
     events_requested: [`${RISC}account-disabled`, `${RISC}account-enabled`],
     delivery: { method: PUSH, endpoint_url: receiver.url, authorization_header: 'Bearer receiver-own-credential' },
@@ -108,7 +63,7 @@ it('is announced in the metadata', async () => {
 });
 
 it('pushes a SET to a receiver that answers 503, then 202: the same SET again, with its Authorization header', async () => {
-  const receiver = await SetReceiver.start([503]);
+  const receiver = await PostReceiver.start('/caep/events', [503], 202);
   receivers.push(receiver);
   await pushStream(receiver);
   await setDisabled(true);
@@ -116,7 +71,7 @@ it('pushes a SET to a receiver that answers 503, then 202: the same SET again, w
   // The retry is due after about DELIVERY_FIRST_RETRY_MS on the server's clock.
   server.clock.advance(2000);
   await receiver.posts(2);
-  const [first, second] = receiver.received;
+  const [first, second] = receiver.taken;
   for (const r of [first, second]) {
     expect(r.headers['content-type']).toBe('application/secevent+jwt');
     expect(r.headers.authorization).toBe('Bearer receiver-own-credential');
@@ -133,19 +88,19 @@ it('pushes a SET to a receiver that answers 503, then 202: the same SET again, w
   ]);
   await setDisabled(false);
   await receiver.posts(3);
-  expect(Object.keys(JSON.parse(Buffer.from(receiver.received[2].body.split('.')[1], 'base64url').toString()).events)).toEqual([`${RISC}account-enabled`]);
+  expect(Object.keys(JSON.parse(Buffer.from(receiver.taken[2].body.split('.')[1], 'base64url').toString()).events)).toEqual([`${RISC}account-enabled`]);
 });
 
 it('holds the SETs of a paused stream and pushes them once it is enabled again', async () => {
-  const receiver = await SetReceiver.start([]);
+  const receiver = await PostReceiver.start('/caep/events', [], 202);
   receivers.push(receiver);
   const id = await pushStream(receiver);
   expect((await call('POST', '/ssf/status', { stream_id: id, status: 'paused' })).status).toBe(200);
   await setDisabled(true);
   await setDisabled(false);
-  expect(receiver.received).toHaveLength(0);
+  expect(receiver.taken).toHaveLength(0);
   expect((await call('POST', '/ssf/status', { stream_id: id, status: 'enabled' })).status).toBe(200);
   await receiver.posts(2);
-  const types = receiver.received.map((r) => Object.keys(JSON.parse(Buffer.from(r.body.split('.')[1], 'base64url').toString()).events)[0]).sort();
+  const types = receiver.taken.map((r) => Object.keys(JSON.parse(Buffer.from(r.body.split('.')[1], 'base64url').toString()).events)[0]).sort();
   expect(types).toEqual([`${RISC}account-disabled`, `${RISC}account-enabled`]);
 });

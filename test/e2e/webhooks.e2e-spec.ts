@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ADMIN_BOOTSTRAP, adminCall, adminToken } from '../support/admin.js';
 import type { TestServer } from '../support/server.js';
 import { endToEnd } from '../support/suite.js';
-import { WebhookReceiver, type WebhookPost } from '../support/webhook-receiver.js';
+import { type Post as WebhookPost, PostReceiver as WebhookReceiver } from '../support/receiver.js';
 
 let server: TestServer;
 const contract = endToEnd((s) => {
@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 async function receiver(statuses: number[] = []): Promise<WebhookReceiver> {
-  const r = await WebhookReceiver.create(statuses);
+  const r = await WebhookReceiver.start('/hooks', statuses);
   receivers.push(r);
   return r;
 }
@@ -98,7 +98,7 @@ async function untilOutcomes(subscriptionId: string, type: string, count: number
 async function failUntil(r: WebhookReceiver, done: () => Promise<boolean>): Promise<void> {
   for (let step = 0; step < 80; step++) {
     if (await done()) return;
-    const before = r.received.length;
+    const before = r.taken.length;
     advance(301_000);
     await r.posts(before + 1).catch(() => undefined);
   }
@@ -175,18 +175,18 @@ describe('deliveries', () => {
     const second = await produce();
     await r.posts(2);
     await r2.posts(1);
-    for (const post of r.received) {
+    for (const post of r.taken) {
       expect(post.headers['content-type']).toBe('application/json');
       expect(verifies(all.secret, post, serverSeconds())).toBe(true);
       expect(verifies(enabledOnly.secret, post, serverSeconds())).toBe(false);
       const event = JSON.parse(post.body);
       expect(event).toMatchObject({ specversion: '1.0', source: server.issuer('acme'), id: post.headers['webhook-id'] });
     }
-    expect(r.received.map((p) => JSON.parse(p.body).type)).toEqual([first, second]);
-    expect(r2.received.map((p) => JSON.parse(p.body).type)).toEqual(['user.enabled']);
-    expect(verifies(enabledOnly.secret, r2.received[0], serverSeconds())).toBe(true);
+    expect(r.taken.map((p) => JSON.parse(p.body).type)).toEqual([first, second]);
+    expect(r2.taken.map((p) => JSON.parse(p.body).type)).toEqual(['user.enabled']);
+    expect(verifies(enabledOnly.secret, r2.taken[0], serverSeconds())).toBe(true);
     // A body changed in transit no longer verifies.
-    expect(verifies(all.secret, { ...r.received[0], body: r.received[0].body.replace('"user.', '"User.') }, serverSeconds())).toBe(false);
+    expect(verifies(all.secret, { ...r.taken[0], body: r.taken[0].body.replace('"user.', '"User.') }, serverSeconds())).toBe(false);
     const shown = await subscription(all.id);
     expect(shown.last_delivered_at).toBeDefined();
     await unsubscribe(all.id);
@@ -202,11 +202,11 @@ describe('deliveries', () => {
     await untilOutcomes(sub.id, 'WebhookDeliveryFailed', 2);
     advance(2_000);
     await untilOutcomes(sub.id, 'WebhookDelivered', 1);
-    expect(r.received).toHaveLength(3);
-    const ids = new Set(r.received.map((p) => p.headers['webhook-id']));
+    expect(r.taken).toHaveLength(3);
+    const ids = new Set(r.taken.map((p) => p.headers['webhook-id']));
     expect(ids.size).toBe(1);
-    expect(new Set(r.received.map((p) => p.headers['webhook-timestamp'])).size).toBe(3);
-    for (const post of r.received) expect(verifies(sub.secret, post, serverSeconds())).toBe(true);
+    expect(new Set(r.taken.map((p) => p.headers['webhook-timestamp'])).size).toBe(3);
+    for (const post of r.taken) expect(verifies(sub.secret, post, serverSeconds())).toBe(true);
     await unsubscribe(sub.id);
   });
 
@@ -222,12 +222,12 @@ describe('deliveries', () => {
     });
     expect(dead).toMatchObject({ kind: 'webhook', status: 'dead', last_status: 500, url: r.url });
     r.statuses.length = 0;
-    r.received.length = 0;
+    r.taken.length = 0;
     const again = await adminCall(server, contract, 'POST', `/acme/configuration/deliveries/dead-letters/${dead.id}/redeliver`, await admin());
     expect(again.status).toBe(202);
     await r.posts(1);
-    expect(r.received[0].headers['webhook-id']).toBe(dead.event_id);
-    expect(verifies(sub.secret, r.received[0], serverSeconds())).toBe(true);
+    expect(r.taken[0].headers['webhook-id']).toBe(dead.event_id);
+    expect(verifies(sub.secret, r.taken[0], serverSeconds())).toBe(true);
     await unsubscribe(sub.id);
   });
 
@@ -242,7 +242,7 @@ describe('deliveries', () => {
 
     // While paused nothing is attempted: an active subscription to another receiver has the
     // event delivered (so the sender has had it), and the paused one's receiver had no POST.
-    const attempts = r.received.length;
+    const attempts = r.taken.length;
     const witness = await receiver();
     const other = await subscribe(witness, { event_types: ['user.disabled', 'user.enabled'] });
     const held = await produce();
@@ -250,16 +250,16 @@ describe('deliveries', () => {
     await untilOutcomes(other.id, 'WebhookDelivered', 1);
     advance(301_000);
     await untilOutcomes(other.id, 'WebhookDelivered', 1);
-    expect(r.received).toHaveLength(attempts);
+    expect(r.taken).toHaveLength(attempts);
     r.statuses.length = 0;
     const resumed = await adminCall(server, contract, 'POST', `/acme/configuration/webhooks/${sub.id}/resume`, await admin());
     expect(resumed.status).toBe(200);
     expect(resumed.body).toMatchObject({ status: 'active', dead_letters_in_a_row: 0 });
     expect(resumed.body).not.toHaveProperty('paused_reason');
     await r.posts(attempts + 1);
-    const sent = r.received.slice(attempts).map((p) => JSON.parse(p.body));
+    const sent = r.taken.slice(attempts).map((p) => JSON.parse(p.body));
     expect(sent.map((e) => e.type)).toEqual([held]);
-    expect(verifies(sub.secret, r.received[attempts], serverSeconds())).toBe(true);
+    expect(verifies(sub.secret, r.taken[attempts], serverSeconds())).toBe(true);
     await unsubscribe(sub.id);
     await unsubscribe(other.id);
   });
@@ -277,11 +277,11 @@ describe('deliveries', () => {
     expect(disabled.body.status).toBe('disabled');
     advance(1_000);
     await untilOutcomes(other.id, 'WebhookDelivered', 1);
-    expect(r.received).toHaveLength(1);
+    expect(r.taken).toHaveLength(1);
     const enabled = await adminCall(server, contract, 'PATCH', `/acme/configuration/webhooks/${sub.id}`, await admin(), { enabled: true });
     expect(enabled.body.status).toBe('active');
     await r.posts(2);
-    expect(r.received[1].headers['webhook-id']).toBe(r.received[0].headers['webhook-id']);
+    expect(r.taken[1].headers['webhook-id']).toBe(r.taken[0].headers['webhook-id']);
     await unsubscribe(sub.id);
     await unsubscribe(other.id);
   });
@@ -294,14 +294,14 @@ describe('deliveries', () => {
     await produce();
     await produce();
     await r.posts(2);
-    const [a, b] = r.received.map((p) => JSON.parse(p.body));
+    const [a, b] = r.taken.map((p) => JSON.parse(p.body));
     expect([a.type, b.type]).toEqual(['user.disabled', 'user.disabled']);
     const replay = await adminCall(server, contract, 'POST', `/acme/configuration/webhooks/${sub.id}/replay`, await admin(), { after: a.cursor });
     expect(replay.status).toBe(202);
     await r.posts(3);
-    expect(r.received[2].headers['webhook-id']).toBe(b.id);
-    expect(JSON.parse(r.received[2].body)).toEqual(b);
-    expect(verifies(sub.secret, r.received[2], serverSeconds())).toBe(true);
+    expect(r.taken[2].headers['webhook-id']).toBe(b.id);
+    expect(JSON.parse(r.taken[2].body)).toEqual(b);
+    expect(verifies(sub.secret, r.taken[2], serverSeconds())).toBe(true);
     await unsubscribe(sub.id);
   });
 });

@@ -1,47 +1,49 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { freePort } from './server.js';
 
-/** One POST a receiver took: its content type and form fields. */
-export interface Received {
-  contentType?: string;
-  form: URLSearchParams;
+/** One POST a receiver took: its headers and raw body. */
+export interface Post {
+  headers: IncomingHttpHeaders;
+  body: string;
 }
 
 /**
- * A back-channel logout receiver on 127.0.0.1: answers each POST with the next status of
- * `statuses` (then 200), and records what it was sent. It may start down (its port reserved,
- * nothing listening) and come up later.
+ * A receiver of the server's deliveries on 127.0.0.1 (back-channel logout tokens, webhooks,
+ * pushed Security Event Tokens): answers each POST with the next status of `statuses` (then
+ * `okStatus`), and records what it was sent. It may start down (its port reserved, nothing
+ * listening) and come up later.
  */
-export class LogoutReceiver {
-  readonly received: Received[] = [];
+export class PostReceiver {
+  readonly taken: Post[] = [];
   private server?: Server;
   private waiters: Array<() => void> = [];
 
-  private constructor(
+  protected constructor(
     readonly port: number,
-    private readonly statuses: number[],
+    private readonly path: string,
+    /** The statuses still to answer, in order (a test may add some). */
+    readonly statuses: number[],
+    private readonly okStatus: number,
   ) {}
 
-  static async create(statuses: number[] = [], up = true): Promise<LogoutReceiver> {
-    const r = new LogoutReceiver(await freePort(), [...statuses]);
-    if (up) await r.up();
+  static async start(path: string, statuses: number[] = [], okStatus = 200): Promise<PostReceiver> {
+    const r = new PostReceiver(await freePort(), path, [...statuses], okStatus);
+    await r.up();
     return r;
   }
 
-  get uri(): string {
-    return `http://127.0.0.1:${this.port}/backchannel-logout`;
-  }
-
-  /** The logout tokens received so far. */
-  get tokens(): string[] {
-    return this.received.map((r) => r.form.get('logout_token') ?? '');
+  get url(): string {
+    return `http://127.0.0.1:${this.port}${this.path}`;
   }
 
   up(): Promise<void> {
     this.server = createServer((req, res) => {
-      void body(req).then((text) => {
-        this.received.push({ contentType: req.headers['content-type'], form: new URLSearchParams(text) });
-        res.writeHead(this.statuses.shift() ?? 200, { 'cache-control': 'no-store' }).end();
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => (body += c));
+      req.on('end', () => {
+        this.taken.push({ headers: req.headers, body });
+        res.writeHead(this.statuses.shift() ?? this.okStatus, { 'cache-control': 'no-store' }).end();
         for (const w of this.waiters.splice(0)) w();
       });
     });
@@ -57,10 +59,10 @@ export class LogoutReceiver {
   }
 
   /** Resolves once `count` POSTs have arrived (rejects after `ms` of real time: the delivery never came). */
-  async posts(count: number, ms = 10_000): Promise<void> {
+  async posts(count: number, ms = 20_000): Promise<void> {
     const deadline = Date.now() + ms;
-    while (this.received.length < count) {
-      if (Date.now() > deadline) throw new Error(`receiver ${this.port}: ${this.received.length} of ${count} POSTs arrived`);
+    while (this.taken.length < count) {
+      if (Date.now() > deadline) throw new Error(`receiver ${this.port}: ${this.taken.length} of ${count} POSTs arrived`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 50);
         this.waiters.push(() => {
@@ -72,11 +74,30 @@ export class LogoutReceiver {
   }
 }
 
-function body(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let text = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (text += c));
-    req.on('end', () => resolve(text));
-  });
+/** One logout POST: its content type and form fields. */
+export interface Received {
+  contentType?: string;
+  form: URLSearchParams;
+}
+
+/** A back-channel logout receiver: the POSTs as forms, and the logout tokens in them. */
+export class LogoutReceiver extends PostReceiver {
+  static async create(statuses: number[] = [], up = true): Promise<LogoutReceiver> {
+    const r = new LogoutReceiver(await freePort(), '/backchannel-logout', [...statuses], 200);
+    if (up) await r.up();
+    return r;
+  }
+
+  get uri(): string {
+    return this.url;
+  }
+
+  get received(): Received[] {
+    return this.taken.map((p) => ({ contentType: p.headers['content-type'], form: new URLSearchParams(p.body) }));
+  }
+
+  /** The logout tokens received so far. */
+  get tokens(): string[] {
+    return this.received.map((r) => r.form.get('logout_token') ?? '');
+  }
 }
