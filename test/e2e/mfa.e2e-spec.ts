@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import * as oauth from 'oauth4webapi';
 import * as OTPAuth from 'otpauth';
 import { SMTPServer } from 'smtp-server';
 import { ADMIN_BOOTSTRAP, adminCall, adminToken, type AdminAnswer } from '../support/admin.js';
@@ -193,6 +194,54 @@ describe('sign-in with an authenticator app (TOTP)', () => {
     const form2 = pageForm(await (await second.browser.follow(new URL(second.posted.headers.get('location')!, server.baseUrl).href, server.baseUrl)).text(), '/mfa');
     expect((await second.browser.post(form2.action, { ...form2.fields, factor: 'totp', code: recoveryCodes[0] })).status).toBe(400);
     expect((await second.browser.post(form2.action, { ...form2.fields, factor: 'totp', code: recoveryCodes[1] })).status).toBe(302);
+  });
+
+  it('a refreshed ID token says what the sign-in proved, and when (OpenID Connect Core §12.2)', async () => {
+    server.clock.advance(30_000);
+    const { browser, req, posted } = await password();
+    const form = pageForm(await (await browser.follow(new URL(posted.headers.get('location')!, server.baseUrl).href, server.baseUrl)).text(), '/mfa');
+    const done = await browser.post(form.action, { ...form.fields, factor: 'totp', code: appCode(secret) });
+    expect(done.status).toBe(302);
+    const tokens = await rp.redeem('web', { res: done, ...req, callback: new URL(done.headers.get('location')!), loginShown: true });
+    const first = decodeJwt(tokens.id_token!).payload;
+    expect(first).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: MFA });
+    server.clock.advance(120_000);
+    const refreshed = await rp.refresh('web', tokens.refresh_token!);
+    const claims = decodeJwt(refreshed.id_token!).payload;
+    expect(claims).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: MFA, auth_time: first.auth_time });
+    expect(claims.iat).toBe((first.iat as number) + 120);
+  });
+
+  it('the device grant: the ID token says what the user proved on the device page, and so do its refreshes (RFC 8628)', async () => {
+    const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+    const created = await call('POST', '/acme/configuration/clients', { client_id: 'settop', grant_types: [DEVICE_GRANT, 'refresh_token'], token_endpoint_auth_method: 'none', scope: 'openid offline_access' });
+    expect(created.status).toBe(201);
+    rp.auths.set('settop', () => oauth.None());
+    const client = rp.client('settop');
+    const started = await oauth.processDeviceAuthorizationResponse(rp.as, client, await oauth.deviceAuthorizationRequest(rp.as, client, rp.auth('settop'), { scope: 'openid offline_access' }, rp.options));
+
+    // The user: the user code, the password, the app's code, then allow.
+    server.clock.advance(30_000);
+    const browser = rp.browser();
+    const codeForm = Browser.form(await (await browser.get(rp.url('/device'))).text());
+    const toLogin = await browser.post(codeForm.action, { ...codeForm.fields, user_code: started.user_code });
+    const login = Browser.form(await (await browser.follow(new URL(toLogin.headers.get('location')!, rp.issuer).href, server.baseUrl)).text());
+    const posted = await browser.post(login.action, { ...login.fields, username: 'alice', password: 'correct horse battery staple' });
+    expect(posted.headers.get('location')).toMatch(/\/acme\/mfa\?interaction=/);
+    const mfa = pageForm(await (await browser.follow(new URL(posted.headers.get('location')!, server.baseUrl).href, server.baseUrl)).text(), '/mfa');
+    const proved = await browser.post(mfa.action, { ...mfa.fields, factor: 'totp', code: appCode(secret) });
+    expect(proved.status).toBe(302);
+    const confirm = await browser.follow(new URL(proved.headers.get('location')!, rp.issuer).href, server.baseUrl);
+    const choice = Browser.form(await confirm.text());
+    expect((await browser.post(choice.action, { ...choice.fields, decision: 'allow' })).status).toBe(200);
+
+    const tokens = await oauth.processDeviceCodeResponse(rp.as, client, await oauth.deviceCodeGrantRequest(rp.as, client, rp.auth('settop'), started.device_code, rp.options));
+    const first = decodeJwt(tokens.id_token!).payload;
+    expect(first).toMatchObject({ aud: 'settop', amr: ['pwd', 'otp', 'mfa'], acr: MFA });
+    expect(first.auth_time).toBe(Math.floor(server.clock.now().getTime() / 1000));
+    server.clock.advance(60_000);
+    const refreshed = await oauth.processRefreshTokenResponse(rp.as, client, await oauth.refreshTokenGrantRequest(rp.as, client, rp.auth('settop'), tokens.refresh_token!, rp.options));
+    expect(decodeJwt(refreshed.id_token!).payload).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: MFA, auth_time: first.auth_time });
   });
 
   it('a per-client override turns the factor off for that client', async () => {

@@ -1,5 +1,5 @@
 import { types } from '../shared/decider-spec.js';
-import { grantAuthTime, pkceMatches, type SessionCommand, sessionDecider, type SessionState } from './session.decider.js';
+import { grantAmr, grantAuthTime, pkceMatches, type SessionCommand, sessionDecider, type SessionState } from './session.decider.js';
 import type { SessionEvent } from './session.events.js';
 import { access, challenge, code, given, kept, redeem, redeemed, rotate, started, verifier, withCode } from './session.fixtures.js';
 
@@ -288,5 +288,20 @@ describe('session decider', () => {
     expect(given(again).state.amr).toBeUndefined();
     expect(given(again).when({ kind: 'IssueCode', code })[0].data).not.toHaveProperty('amr');
     expect(given(started).state.amr).toBeUndefined();
+  });
+
+  it('keeps each grant\'s sign-in (auth_time and amr) for its refreshes, whatever the session proves after (OpenID Connect Core §12.2)', () => {
+    const mfa = given([]).after({ kind: 'StartSession', tenantId: 't', sessionId: 's', userId: 'u', cookieHash: 'h', now: 90, amr: ['pwd', 'otp', 'mfa'] });
+    const granted = given(given(mfa).after({ kind: 'IssueCode', code })).after(redeem());
+    // A password-only sign-in again, then a second grant on it.
+    const again = given(granted).after({ kind: 'Reauthenticate', userId: 'u', presentedCookieHash: 'h', cookieHash: 'h2', now: 150 });
+    const second = given(given(again).after({ kind: 'IssueCode', code: { ...code, grantId: 'g2', codeHash: 'c2', expiresAt: 250 } })).after(redeem({ codeHash: 'c2', now: 160, refresh: { hash: 'r2', expiresAt: 1000 } }));
+    const rotated = given(second).after(rotate('r1', 'r3'));
+    const state = given(rotated).state;
+    expect([grantAuthTime(state, 'g'), grantAmr(state, 'g')]).toEqual([90, ['pwd', 'otp', 'mfa']]);
+    expect([grantAuthTime(state, 'g2'), grantAmr(state, 'g2')]).toEqual([150, undefined]);
+    // Saved and read back, a snapshot keeps them.
+    const codec = sessionDecider.snapshot!;
+    expect(grantAmr(codec.decode(JSON.parse(JSON.stringify(codec.encode(state)))), 'g')).toEqual(['pwd', 'otp', 'mfa']);
   });
 });

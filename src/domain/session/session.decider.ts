@@ -12,7 +12,7 @@ import { type GrantRefresh, initialState, type SessionState } from './session.st
 export type { Chain } from './chain.js';
 export type { AccessTokenSpec, RefreshRule, RefreshSpec, Refusable, SessionCommand } from './session.commands.js';
 export { pkceMatches, REFRESH_REFUSAL, REFUSAL, REVOCATION_REFUSAL, s256 } from './session.decisions.js';
-export { type CodeState, findCode, grantAuthTime, refreshTokensOf, replacedJustNow, type SessionState } from './session.state.js';
+export { type CodeState, findCode, grantAmr, grantAuthTime, refreshTokensOf, replacedJustNow, type SessionState } from './session.state.js';
 
 /**
  * A browser session and the grants made in it: decide hands each command to its own function
@@ -50,8 +50,12 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
       case 'RefreshTokenIssued': {
         // A grant earns one refresh token, at its code's redemption.
         const { grantId, clientId, scope, refreshHash, expiresAt, jkt, resource } = e.data;
-        const authTime = findIn(s.redeemedCodes, (c) => c.grantId === grantId)?.authTime ?? s.authTime;
+        // Its code's sign-in (the code carries the session's authTime and amr when it was issued).
+        const code = findIn(s.redeemedCodes, (c) => c.grantId === grantId);
+        const authTime = code?.authTime ?? s.authTime;
         const item: GrantRefresh = { grantId, clientId, scope, current: { hash: refreshHash, expiresAt, revoked: false }, rotated: NO_ROTATED, accessUntil: 0, authTime };
+        const amr = code ? code.amr : s.amr;
+        if (amr) item.amr = amr;
         if (jkt) item.jkt = jkt;
         if (resource) item.resource = resource;
         return { ...s, refresh: { item, next: s.refresh } };

@@ -3,8 +3,8 @@ import { sessionDecider } from './session.decider.js';
 import { code, given, redeem, redeemed, rotate } from './session.fixtures.js';
 
 describe('session snapshot', () => {
-  it('is version 12: the state shape it saves', () => {
-    expect(sessionDecider.snapshot!.version).toBe(12);
+  it('is version 13: the state shape it saves', () => {
+    expect(sessionDecider.snapshot!.version).toBe(13);
   });
 
   it('saves chains as arrays and rotated tokens as their records, and reads them back', () => {

@@ -7,12 +7,12 @@ import type { CodeState, GrantRefresh, SessionState } from './session.state.js';
 type SavedSession = Omit<SessionState, 'redeemedCodes' | 'refresh'> & { redeemedCodes: CodeState[]; refresh: Array<Omit<GrantRefresh, 'rotated'> & { rotated: string }> };
 
 /**
- * Sessions that refresh for months fold tens of thousands of events. Version 11: the state as
+ * Sessions that refresh for months fold tens of thousands of events. Version 13: the state as
  * in session.state.ts (rotated tokens packed, codes compacted, each grant's authTime, grants
- * kept past the end, a grant's DPoP key, the sign-in's amr); raise it with any change to evolve, compaction or the state's shape.
+ * kept past the end, a grant's DPoP key, the sign-in's amr and each grant's); raise it with any change to evolve, compaction or the state's shape.
  */
 export const sessionSnapshot: SnapshotCodec<SessionState> = {
-  version: 12,
+  version: 13,
   encode: (s): SavedSession => ({
     ...s,
     redeemedCodes: chainToArray(s.redeemedCodes),

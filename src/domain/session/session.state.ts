@@ -23,6 +23,8 @@ export interface GrantRefresh {
   accessUntil: number;
   /** The sign-in the grant's code was issued on: what its refreshed ID tokens say (OpenID Connect Core §12.2). */
   authTime: number;
+  /** MFA: that sign-in's authentication methods (RFC 8176), when more than the password; what its refreshed ID tokens say too. */
+  amr?: string[];
   /** DPoP: the key its refresh tokens are bound to (a public client's, RFC 9449 §5). */
   jkt?: string;
   /** Resource indicators (RFC 8707): the resource its access tokens are for. */
@@ -110,6 +112,12 @@ export function findCode(s: SessionState, codeHash: string): CodeState | undefin
 /** When the user signed in for a grant: its code's sign-in, not the session's latest (OpenID Connect Core §12.2). */
 export function grantAuthTime(s: SessionState, grantId: string | undefined): number {
   return findIn(s.refresh, (g) => g.grantId === grantId)?.authTime ?? s.authTime;
+}
+
+/** The authentication methods of the sign-in a grant was made on (OpenID Connect Core §12.2), as grantAuthTime; undefined: the password alone. */
+export function grantAmr(s: SessionState, grantId: string | undefined): string[] | undefined {
+  const g = findIn(s.refresh, (x) => x.grantId === grantId);
+  return g ? g.amr : s.amr;
 }
 
 /** A refresh token of the session as it is now: active, rotated or revoked. */

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { AMR_PWD } from '../../../domain/challenge/acr.js';
 import { findCode, s256 } from '../../../domain/session/session.decider.js';
 import { constantTimeEqual } from '../../../infrastructure/crypto/hashing.js';
 import { DeviceAuthorizations } from '../../device/device-authorizations.js';
@@ -75,6 +76,8 @@ export class DeviceCodeGrant implements Grant {
           const issued = findCode(state, approved.codeHash)!;
           return this.tokens.userTokenResponse(tenant, { ...token.data, sessionId: approved.sessionId }, keys, {
             authTime: issued.authTime,
+            // The sign-in on the device page: what the user proved there.
+            amr: issued.amr ?? AMR_PWD,
             refreshToken: events.some((e) => e.type === 'RefreshTokenIssued') ? refresh.value : undefined,
           });
         },

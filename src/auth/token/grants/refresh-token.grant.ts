@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { grantAuthTime, REFRESH_REFUSAL } from '../../../domain/session/session.decider.js';
+import { grantAmr, grantAuthTime, REFRESH_REFUSAL } from '../../../domain/session/session.decider.js';
 import { type SessionView, sessionKey } from '../../../../projections/sessions.projection.js';
 import { READ_STORE, type ReadStore } from '../../../infrastructure/read-store/read-store.port.js';
+import { AMR_PWD } from '../../../domain/challenge/acr.js';
 import { defaultResponseAlg, profileOf } from '../../../domain/security-profile/rules.js';
 import type { SigningAlg } from '../../../domain/tenant/tenant.events.js';
 import { Directory } from '../../../shared/directory.js';
@@ -62,7 +63,14 @@ export class RefreshTokenGrant implements Grant {
         // Signed while the rotation is being made durable.
         alongside: (events, state) => {
           const issued = events.find((e) => e.type === 'AccessTokenIssued');
-          return issued && this.tokens.userTokenResponse(tenant, { ...issued.data, sessionId }, keys, { authTime: grantAuthTime(state, issued.data.grantId), ...(keep ? {} : { refreshToken: next.value }) });
+          if (!issued) return undefined;
+          // OpenID Connect Core §12.2: the refreshed ID token says what the grant's sign-in said, not what the session did since.
+          const { grantId } = issued.data;
+          return this.tokens.userTokenResponse(tenant, { ...issued.data, sessionId }, keys, {
+            authTime: grantAuthTime(state, grantId),
+            amr: grantAmr(state, grantId) ?? AMR_PWD,
+            ...(keep ? {} : { refreshToken: next.value }),
+          });
         },
       },
     );
