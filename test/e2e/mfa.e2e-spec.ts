@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import * as OTPAuth from 'otpauth';
 import { SMTPServer } from 'smtp-server';
-import { ADMIN_BOOTSTRAP, adminCall, adminToken, type AdminAnswer } from '../support/admin.js';
+import { ADMIN_BOOTSTRAP, adminCall, adminClients, adminToken, type AdminAnswer } from '../support/admin.js';
 import { Browser } from '../support/browser.js';
-import { decodeJwt, type RelyingParty } from '../support/rp.js';
-import { freePort, type TestServer } from '../support/server.js';
+import { decodeJwt, RelyingParty } from '../support/rp.js';
+import { extraTenant, freePort, type TestServer } from '../support/server.js';
 import { endToEnd } from '../support/suite.js';
 
 const MFA = 'urn:authserver:acr:mfa';
@@ -47,7 +47,9 @@ const contract = endToEnd(
     // Read by the server's configuration at start-up: the codes go through a real SMTP exchange.
     process.env.SMTP_URL = await startSmtp();
     process.env.MAIL_FROM = 'sign-in@acme.test';
-    return ADMIN_BOOTSTRAP;
+    // gamma: second factors declared by the bootstrap file, in the admin API's own document.
+    return `${ADMIN_BOOTSTRAP}${extraTenant('gamma', {}, adminClients())}
+    challenges: { factors: { totp: required, email_otp: optional }, clients: { kiosk: { totp: 'off' } } }`;
   },
 );
 
@@ -332,5 +334,20 @@ describe('e-mail one-time codes over SMTP', () => {
     const limited = await browser.post(form.action, { ...form.fields, code: 'abcdef' });
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
+
+describe('bootstrap file: challenges', () => {
+  it('are applied through the admin API\'s command: the admin API shows them, and a sign-in asks for them', async () => {
+    const shown = await call('GET', '/gamma/configuration/challenges');
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ factors: { totp: 'required', email_otp: 'optional' }, clients: { kiosk: { totp: 'off' } } });
+    const gamma = await RelyingParty.discover(server, contract, 'gamma');
+    const browser = gamma.browser();
+    const login = await browser.follow((await gamma.request({ scope: 'openid' })).url, server.baseUrl);
+    const form = Browser.form(await login.text());
+    const posted = await browser.post(form.action, { ...form.fields, username: 'alice', password: 'correct horse battery staple' });
+    expect(posted.status).toBe(302);
+    expect(posted.headers.get('location')).toMatch(/\/gamma\/mfa-enrol\?interaction=/);
   });
 });

@@ -150,6 +150,22 @@ describe('bootstrap file', () => {
     expect(() => readBootstrapFile(file('fc-bad.yaml', client('        frontchannel_logout_session_required: "yes"\n')), 8)).toThrow(/frontchannel_logout_session_required/);
   });
 
+  it('reads challenges as the admin API takes them (factors, per-client overrides), and names the field at fault', () => {
+    const challenges = (yaml: string, emailCodes = false) => readBootstrapFile(file('ch.yaml', `tenants:\n  - id: acme\n    challenges: ${yaml}\n`), 8, emailCodes)[0].challenges;
+    expect(challenges('{ factors: { totp: required }, clients: { kiosk: { totp: off } } }')).toEqual({ factors: { totp: 'required' }, clients: { kiosk: { totp: 'off' } } });
+    expect(challenges('{ factors: { email_otp: optional } }', true)).toEqual({ factors: { email_otp: 'optional' }, clients: {} });
+    expect(readBootstrapFile(file('none.yaml', 'tenants: [{ id: acme }]'), 8)[0].challenges).toBeUndefined();
+    expect(() => challenges('{ factors: { sms: required } }')).toThrow('ch.yaml: tenants[0].challenges.factors.sms: ');
+    expect(() => challenges('{ factors: { totp: always } }')).toThrow(/tenants\[0\]\.challenges\.factors\.totp: .*required, optional, off/);
+    expect(() => challenges('{ factors: {}, clients: { web: { totp: maybe } } }')).toThrow('tenants[0].challenges.clients.web.totp: must be one of required, optional, off');
+    expect(() => challenges('{ factors: {}, clients: { web: required } }')).toThrow('tenants[0].challenges.clients.web: ');
+    expect(() => challenges('{ factors: {}, colour: 1 }')).toThrow('tenants[0].challenges.colour: unknown field');
+    expect(() => challenges('{ clients: {} }')).toThrow('tenants[0].challenges.factors: ');
+    expect(() => challenges('required')).toThrow('tenants[0].challenges: must be a mapping');
+    // E-mail codes only where the server can send them, as through the admin API.
+    expect(() => challenges('{ factors: { email_otp: required } }')).toThrow(/tenants\[0\]\.challenges\.email_otp: cannot be enabled: this server has no SMTP_URL/);
+  });
+
   it('says when the file cannot be read', () => {
     expect(() => readBootstrapFile(join(dir, 'missing.yaml'), 8)).toThrow(/missing\.yaml: cannot be read/);
   });

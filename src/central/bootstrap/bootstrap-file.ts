@@ -9,6 +9,8 @@ import { SECURITY_PROFILES } from '../../domain/security-profile/profile.js';
 import { DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_AGE, SIGNING_ALGS, type SigningAlg, type TenantSettings } from '../../domain/tenant/tenant.events.js';
 import type { UserClaims } from '../../domain/user/user.events.js';
 import { ACCESS_FIELDS, type BootstrapAccess, type FieldReader, readAccess } from './bootstrap-access.js';
+import { readChallenges } from './bootstrap-challenges.js';
+import type { ChallengesDefinition } from '../../domain/challenge/challenges.events.js';
 
 /** Client fields of private_key_jwt (RFC 7523) and DPoP (RFC 9449). */
 const ASSERTION_FIELDS = ['jwks', 'token_endpoint_auth_signing_alg', 'dpop_bound_access_tokens'];
@@ -70,6 +72,8 @@ export interface BootstrapTenant extends BootstrapAccess {
   settings: TenantSettings;
   clients: BootstrapClient[];
   users: BootstrapUser[];
+  /** The tenant's second factors: the admin API's challenges document, checked by its rules. */
+  challenges?: ChallengesDefinition;
 }
 
 /** A bootstrap file that cannot be applied: names the file, the path in it and the problem. */
@@ -92,8 +96,11 @@ export const DEFAULT_TENANT_SETTINGS: Required<Omit<TenantSettings, 'operator' |
 
 type Node = Record<string, unknown>;
 
-/** Reads and checks a YAML or JSON bootstrap file (JSON is YAML, so one parser reads both); every password must meet the policy. */
-export function readBootstrapFile(file: string, passwordMinLength: number): BootstrapTenant[] {
+/**
+ * Reads and checks a YAML or JSON bootstrap file (JSON is YAML, so one parser reads both); every password must meet the policy.
+ * `emailCodes`: whether this server can send e-mail codes (a file's challenges may turn them on).
+ */
+export function readBootstrapFile(file: string, passwordMinLength: number, emailCodes = false): BootstrapTenant[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -106,7 +113,7 @@ export function readBootstrapFile(file: string, passwordMinLength: number): Boot
   } catch (e) {
     throw new BootstrapFileError(file, '', `is not valid YAML or JSON (${(e as Error).message.split('\n')[0]})`);
   }
-  const r = new Reader(file, passwordMinLength);
+  const r = new Reader(file, passwordMinLength, emailCodes);
   const root = r.object(doc, '');
   r.only(root, '', ['tenants']);
   return r.array(root.tenants ?? [], 'tenants').map((t, i) => r.tenant(t, `tenants[${i}]`));
@@ -116,6 +123,7 @@ class Reader implements FieldReader {
   constructor(
     private readonly file: string,
     private readonly passwordMinLength: number,
+    readonly emailCodes: boolean,
   ) {}
 
   fail(path: string, problem: string): never {
@@ -170,7 +178,7 @@ class Reader implements FieldReader {
 
   tenant(v: unknown, path: string): BootstrapTenant {
     const n = this.object(v, path);
-    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'registration_enabled', 'dpop_nonce_required', 'require_pushed_authorization_requests', 'operator', 'clients', 'users', ...ACCESS_FIELDS]);
+    this.only(n, path, ['id', 'security_profile', 'access_token_ttl', 'refresh_token_ttl', 'signing_alg', 'refresh_without_offline_access', 'session_max_age', 'session_idle_timeout', 'key_rotation_period', 'registration_enabled', 'dpop_nonce_required', 'require_pushed_authorization_requests', 'operator', 'clients', 'users', ...ACCESS_FIELDS, 'challenges']);
     const d = DEFAULT_TENANT_SETTINGS;
     const operator = this.bool(n.operator, `${path}.operator`, false);
     return {
@@ -193,6 +201,7 @@ class Reader implements FieldReader {
       clients: this.array(n.clients ?? [], `${path}.clients`).map((c, i) => this.client(c, `${path}.clients[${i}]`)),
       users: this.array(n.users ?? [], `${path}.users`).map((u, i) => this.user(u, `${path}.users[${i}]`)),
       ...readAccess(this, n, path),
+      ...(n.challenges !== undefined ? { challenges: readChallenges(this, n.challenges, `${path}.challenges`) } : {}),
     };
   }
 

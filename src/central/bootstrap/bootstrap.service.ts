@@ -12,6 +12,8 @@ import { type CommandResult, CreateTenant } from '../commands/create-tenant.comm
 import { CreateUser } from '../commands/create-user.command.js';
 import { type BootstrapTenant, BootstrapFileError, DEFAULT_TENANT_SETTINGS, readBootstrapFile } from './bootstrap-file.js';
 import { BootstrapAccessItems } from './bootstrap-access-items.js';
+import { applyChallenges } from './bootstrap-challenges.js';
+import { emailCodesAvailable } from '../../edge/challenges/mail-settings.js';
 import { READ_STORE, type ReadStore } from '../../infrastructure/read-store/read-store.port.js';
 
 const ACTOR = 'system:bootstrap';
@@ -41,7 +43,7 @@ export class BootstrapService {
   async run(): Promise<void> {
     if (this.config.bootstrapFile) {
       const file = this.config.bootstrapFile;
-      const tenants = readBootstrapFile(file, this.config.signIn.passwordMinLength);
+      const tenants = readBootstrapFile(file, this.config.signIn.passwordMinLength, emailCodesAvailable(this.config.mail));
       let created = 0;
       let existingUsers = 0;
       for (const [i, t] of tenants.entries()) {
@@ -88,6 +90,8 @@ export class BootstrapService {
     for (const [i, r] of (t.resources ?? []).entries()) await step(`${path}.resources[${i}]`, () => access.resource(r));
     for (const [i, p] of (t.permissions ?? []).entries()) await step(`${path}.permissions[${i}]`, () => access.permission(p));
     for (const [i, r] of (t.roles ?? []).entries()) await step(`${path}.roles[${i}]`, () => access.role(r));
+    const challenges = t.challenges;
+    if (challenges) await step(`${path}.challenges`, () => applyChallenges(this.commands, this.reads, { tenantId: t.id, actor: ACTOR }, challenges));
     for (const [i, u] of t.users.entries()) {
       const where = `${path}.users[${i}]`;
       const user = await step(where, () => this.commands.execute<CreateUser, CommandResult & { userId: string }>(new CreateUser(t.id, u.username, u.password, u.claims, ACTOR)), true);

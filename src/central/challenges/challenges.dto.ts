@@ -4,6 +4,7 @@ import type { ChallengesView } from '../../../projections/challenges.projection.
 import { challengesFault } from '../../domain/challenge/challenges.decider.js';
 import { type ChallengesDefinition, FACTOR_POLICIES, type FactorPolicies } from '../../domain/challenge/challenges.events.js';
 import { problems } from '../http/problem.js';
+import { validated } from '../http/validation.js';
 
 /** Each second factor's policy: `required`, `optional` or `off` (absent: off). */
 export class FactorPoliciesDto {
@@ -41,6 +42,15 @@ export function challengesDefinitionOf(dto: ChallengesDto, emailAvailable: boole
   const fault = challengesFault(definition, emailAvailable);
   if (fault) throw problems.badRequest(fault, [{ path: fault.split(/[: ]/)[0], detail: fault }]);
   return definition;
+}
+
+/**
+ * A challenges document as the admin API's PUT takes it (snake_case, `factors` and `clients`),
+ * checked by the same rules: the definition, or a 400 problem naming the fields. The bootstrap
+ * file's `challenges` goes through here too, so a factor added to the DTO needs nothing there.
+ */
+export function challengesFromDocument(document: unknown, emailAvailable: boolean): ChallengesDefinition {
+  return challengesDefinitionOf(validated(ChallengesDto, document), emailAvailable);
 }
 
 export function challengesRepresentation(c: ChallengesView): Record<string, unknown> {
