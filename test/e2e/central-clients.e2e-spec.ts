@@ -107,6 +107,17 @@ describe('admin API: clients', () => {
     expect([put.status, put.headers.get('allow'), put.headers.get('content-type')]).toEqual([405, 'GET, POST', expect.stringMatching(/^application\/problem\+json/)]);
   });
 
+  it('refuses the client ids that routes under /configuration/clients/ shadow, naming client_id', async () => {
+    const t = await token('acme');
+    for (const clientId of ['edge-certificate', '.', '..']) {
+      const res = await call('POST', '/acme/configuration/clients', t, { client_id: clientId, grant_types: ['client_credentials'] });
+      expect([clientId, res.status, res.headers.get('content-type')]).toEqual([clientId, 400, expect.stringMatching(/^application\/problem\+json/)]);
+      expect(res.body.errors).toEqual([{ path: 'client_id', detail: expect.stringContaining('reserved') }]);
+    }
+    // A name that only starts like one is an ordinary id.
+    expect((await call('POST', '/acme/configuration/clients', t, { client_id: 'edge-certificate-2', grant_types: ['client_credentials'] })).status).toBe(201);
+  });
+
   it('pages through the list in the order of ids', async () => {
     const t = await token('beta');
     for (const id of ['p-a', 'p-b', 'p-c']) expect((await call('POST', '/beta/configuration/clients', t, { client_id: id, redirect_uris: [REDIRECT] })).status).toBe(201);

@@ -166,6 +166,12 @@ describe('bootstrap file', () => {
     expect(() => challenges('{ factors: { email_otp: required } }')).toThrow(/tenants\[0\]\.challenges\.email_otp: cannot be enabled: this server has no SMTP_URL/);
   });
 
+  it('refuses a client id that a route of the admin API shadows, naming the field', () => {
+    expect(() => readBootstrapFile(file('reserved.yaml', 'tenants: [{ id: acme, clients: [{ client_id: edge-certificate, grant_types: [client_credentials], client_secret: "0123456789012345678901234567890123" }] }]'), 8)).toThrow(
+      'reserved.yaml: tenants[0].clients[0].client_id: client_id edge-certificate is reserved',
+    );
+  });
+
   it('says when the file cannot be read', () => {
     expect(() => readBootstrapFile(join(dir, 'missing.yaml'), 8)).toThrow(/missing\.yaml: cannot be read/);
   });

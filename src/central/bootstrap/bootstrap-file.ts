@@ -11,6 +11,7 @@ import type { UserClaims } from '../../domain/user/user.events.js';
 import { ACCESS_FIELDS, type BootstrapAccess, type FieldReader, readAccess } from './bootstrap-access.js';
 import { readChallenges } from './bootstrap-challenges.js';
 import type { ChallengesDefinition } from '../../domain/challenge/challenges.events.js';
+import { reservedClientIdFault } from '../../domain/client/client-id.js';
 
 /** Client fields of private_key_jwt (RFC 7523) and DPoP (RFC 9449). */
 const ASSERTION_FIELDS = ['jwks', 'token_endpoint_auth_signing_alg', 'dpop_bound_access_tokens'];
@@ -218,8 +219,11 @@ class Reader implements FieldReader {
     const responseTypes = this.strings(n.response_types, `${path}.response_types`, ['code']);
     responseTypes.forEach((t, i) => this.oneOf(t, `${path}.response_types[${i}]`, ['code'], 'code'));
     const scope = n.scope === undefined ? 'openid' : this.string(n.scope, `${path}.scope`);
+    const clientId = this.string(n.client_id, `${path}.client_id`);
+    const reserved = reservedClientIdFault(clientId);
+    if (reserved) this.fail(`${path}.client_id`, reserved);
     return {
-      clientId: this.string(n.client_id, `${path}.client_id`),
+      clientId,
       clientName: this.optionalString(n.client_name, `${path}.client_name`),
       clientSecret: secret,
       redirectUris: this.strings(n.redirect_uris, `${path}.redirect_uris`),

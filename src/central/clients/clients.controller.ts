@@ -18,6 +18,7 @@ import { problems } from '../http/problem.js';
 import { adminValidation, validated } from '../http/validation.js';
 import { DeleteClient, MAX_SECRET_GRACE_SECONDS, RotateClientSecret, UpdateClient } from './client-commands.js';
 import { ClientDto, clientRepresentation, registrationOf, SecretRotationDto } from './client.dto.js';
+import { reservedClientIdFault } from '../../domain/client/client-id.js';
 
 /** The grace of a rotated-out secret when the request names none: a day. */
 const DEFAULT_SECRET_GRACE_SECONDS = 24 * 3600;
@@ -50,6 +51,8 @@ export class ClientsController {
   @RequireScope('central:write')
   async create(@Param('tenant') tenantId: string, @Body() dto: ClientDto, @Principal() p: AdminPrincipal, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
     const clientId = dto.client_id ?? randomToken(16);
+    const reserved = reservedClientIdFault(clientId);
+    if (reserved) throw problems.badRequest(reserved, [{ path: 'client_id', detail: reserved }]);
     const result: CreateClientResult = await this.commands.execute(new CreateClient(tenantId, registrationOf(dto, clientId), undefined, actorOf(p), originOf(req)));
     if (!result.created) throw problems.conflict(`a client ${clientId} exists, or existed: a client id is never given twice`);
     const client = await this.found(tenantId, clientId);

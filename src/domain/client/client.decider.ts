@@ -7,6 +7,7 @@ import { validateRedirectUri } from './redirect-uri.js';
 import { validateBackchannelLogoutUri, validateLogoutUri } from './backchannel-logout-uri.js';
 import { validateJwksUri } from './jwks-uri.js';
 import { HMAC_ASSERTION_ALGS, withoutSealed } from './client-secret-jwt.js';
+import { reservedClientIdFault } from './client-id.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials',
@@ -95,6 +96,11 @@ export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
         validate(command.registration);
         // A deleted client's id is never registered again: tokens issued to it must not come back to life.
         if (state.exists || state.deleted) return [];
+        {
+          // Only new ids: a client registered before its id was reserved stays as it is.
+          const reserved = reservedClientIdFault(command.registration.clientId);
+          if (reserved) throw new DomainError('invalid_value', reserved);
+        }
         return [{ type: 'ClientCreated', data: { tenantId: command.tenantId, ...command.registration } }];
       case 'UpdateClient': {
         requireExisting(state);
