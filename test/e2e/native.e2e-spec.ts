@@ -327,6 +327,23 @@ describe("/native/authorize with the tenant's second factors (the challenges kin
     expect(answer).toMatchObject({ status: 403, body: { error: 'access_denied' } });
   });
 
+  it('honours acr_values (a multi-factor acr asks for a factor the policy leaves optional) and max_age (each sign-in here is fresh)', async () => {
+    expect((await policy('PUT', { factors: { totp: 'optional' } })).status).toBe(201);
+    server.clock.freeze();
+    // bob has no app: optional asks him nothing...
+    const plain = await pkce();
+    const signedIn = await first(plain, { username: 'bob', password: BOB_PASSWORD, max_age: '0' });
+    expect(signedIn.status).toBe(200);
+    const tokens = await redeem(signedIn.body.authorization_code as string, plain.verifier);
+    // max_age=0: auth_time is the sign-in of this very request (OpenID Connect Core §3.1.2.1).
+    const claims = decodeJwt(tokens.id_token!).payload;
+    expect(claims).toMatchObject({ amr: ['pwd'], acr: 'urn:authserver:acr:pwd' });
+    expect(claims.auth_time).toBe(Math.floor(server.clock.now().getTime() / 1000));
+    // ...until the request asks for the multi-factor class: he must set an app up first, in the browser.
+    const mfa = await first(await pkce(), { username: 'bob', password: BOB_PASSWORD, acr_values: 'urn:authserver:acr:mfa' });
+    expect(mfa).toMatchObject({ status: 403, body: { error: 'redirect_to_web' } });
+  });
+
   it("asks alice for her authenticator app's code after the password; the ID token says what was proven (amr, acr)", async () => {
     server.clock.freeze();
     const factors = server.app.get(SecondFactors, { strict: false });
