@@ -96,11 +96,8 @@ export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
         validate(command.registration);
         // A deleted client's id is never registered again: tokens issued to it must not come back to life.
         if (state.exists || state.deleted) return [];
-        {
-          // Only new ids: a client registered before its id was reserved stays as it is.
-          const reserved = reservedClientIdFault(command.registration.clientId);
-          if (reserved) throw new DomainError('invalid_value', reserved);
-        }
+        // Only new ids: a client registered before its id was reserved stays as it is.
+        if (reservedClientIdFault(command.registration.clientId)) throw new DomainError('invalid_value', reservedClientIdFault(command.registration.clientId)!);
         return [{ type: 'ClientCreated', data: { tenantId: command.tenantId, ...command.registration } }];
       case 'UpdateClient': {
         requireExisting(state);
