@@ -81,6 +81,11 @@ export class DeliveryKinds {
     return this.kinds.get(kind);
   }
 
+  /** The registered kinds' names, in the order they were registered. */
+  get names(): string[] {
+    return [...this.kinds.keys()];
+  }
+
   get followers(): readonly DeliveryFollowerSpec[] {
     return this.specs;
   }

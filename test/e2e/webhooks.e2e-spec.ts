@@ -221,6 +221,18 @@ describe('deliveries', () => {
       return dead !== undefined;
     });
     expect(dead).toMatchObject({ kind: 'webhook', status: 'dead', last_status: 500, url: r.url });
+    // `?kind=` lists one kind's dead letters; an unknown kind is a 400, not an empty page.
+    const ofKind = async (kind: string) => adminCall(server, contract, 'GET', `/acme/configuration/deliveries/dead-letters?kind=${kind}`, await admin());
+    const webhooks = await ofKind('webhook');
+    expect(webhooks.status).toBe(200);
+    expect(webhooks.body.items.map((d: { id: string }) => d.id)).toContain(dead.id);
+    expect(webhooks.body.items.every((d: { kind: string }) => d.kind === 'webhook')).toBe(true);
+    const logouts = await ofKind('backchannel_logout');
+    expect(logouts.status).toBe(200);
+    expect(logouts.body.items.map((d: { id: string }) => d.id)).not.toContain(dead.id);
+    const unknown = await ofKind('carrier_pigeon');
+    expect(unknown.status).toBe(400);
+    expect(unknown.headers.get('content-type')).toContain('application/problem+json');
     r.statuses.length = 0;
     r.taken.length = 0;
     const again = await adminCall(server, contract, 'POST', `/acme/configuration/deliveries/dead-letters/${dead.id}/redeliver`, await admin());
