@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.port.js';
 import type { Delivery } from './delivery-store.js';
+import type { Answer } from './receiver-pools.js';
 
 /** The HTTP request of one attempt, made anew at each attempt (a token signed now, a signature over this attempt's timestamp). */
 export interface RenderedRequest {
@@ -44,6 +45,11 @@ export interface DeliveryKind<D extends object = object> {
   outcomeFields(d: Delivery<D>): Record<string, unknown>;
   /** The kind's fields in the admin API's representation of a delivery (wire names). */
   represent(d: Delivery<D>): Record<string, unknown>;
+  /**
+   * Whether a failed attempt's answer refuses this very message for good (absent: never): the
+   * error to record, and it is dead-lettered at once instead of retried; undefined: retried.
+   */
+  refusal?(answer: Answer): string | undefined;
   /** Asked before each attempt (absent: always `send`), e.g. so that a paused receiver is sent nothing. */
   gate?(d: Delivery<D>): Promise<Gate>;
   /** Called once an outcome is recorded (durably; `position` of its event in the log), e.g. to pause a receiver that keeps failing. Errors are logged, not retried. */

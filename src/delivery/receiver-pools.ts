@@ -4,7 +4,12 @@ import { Pool } from 'undici';
 export interface Answer {
   status?: number;
   error?: string;
+  /** The start of the body of a 400 (up to MAX_REFUSAL_BYTES): where a receiver says why it refused the message. */
+  body?: string;
 }
+
+/** How much of a 400's body is read; the rest is dropped. */
+const MAX_REFUSAL_BYTES = 4096;
 
 /** How long a receiver's pool is kept with nothing sent to it: its connections are closed after. */
 const IDLE_POOL_MS = 60_000;
@@ -34,6 +39,7 @@ export class ReceiverPools {
       const pool = this.pool(url.origin, now);
       // The whole exchange within the timeout (the pool's own timeouts bound each phase only).
       const response = await pool.request({ method: 'POST', path: `${url.pathname}${url.search}`, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+      if (response.statusCode === 400) return { status: 400, body: await start(response.body, MAX_REFUSAL_BYTES) };
       await response.body.dump().catch(() => undefined);
       return { status: response.statusCode };
     } catch (error) {
@@ -77,4 +83,20 @@ function describe(error: unknown): string {
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || (e?.code !== undefined && TIMEOUTS.has(e.code))) return 'timeout';
   const reason = e?.code ?? e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'request failed';
   return String(reason).slice(0, 200);
+}
+
+/** The first `max` bytes of a body as text; the rest is dropped (a body that breaks off gives what came). */
+async function start(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= max) break;
+    }
+  } catch {
+    // What came before the break is still the receiver's answer.
+  }
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }

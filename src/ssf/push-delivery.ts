@@ -2,6 +2,8 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ssfStreamKey, type SsfStreamView } from '../../projections/ssf-streams.projection.js';
 import { DeliveryKinds, type DeliveryFollowerSpec, type DeliveryKind, type Gate, outcomeTypes, type RenderedRequest } from '../delivery/delivery-kind.js';
 import { type Delivery, DeliveryStore } from '../delivery/delivery-store.js';
+import type { Answer } from '../delivery/receiver-pools.js';
+import { setRefusal } from '../delivery/refusals.js';
 import { PUSH_METHOD } from '../domain/ssf/ssf-stream.events.js';
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.port.js';
 import { READ_STORE, type ReadStore } from '../infrastructure/read-store/read-store.port.js';
@@ -109,6 +111,11 @@ export class SsfPushKind implements DeliveryKind<PushDeliveryData>, DeliveryFoll
       headers: { 'content-type': 'application/secevent+jwt', accept: 'application/json', ...(authorization !== undefined ? { authorization } : {}) },
       body: set,
     };
+  }
+
+  /** RFC 8935 §2.3: a 400 with an `err` rejects this SET; it is dead-lettered at once with the receiver's error. */
+  refusal(answer: Answer): string | undefined {
+    return setRefusal(answer);
   }
 
   outcomeStream(d: Delivery<PushDeliveryData>): string {

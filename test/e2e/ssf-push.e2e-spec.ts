@@ -104,3 +104,22 @@ it('holds the SETs of a paused stream and pushes them once it is enabled again',
   const types = receiver.taken.map((r) => Object.keys(JSON.parse(Buffer.from(r.body.split('.')[1], 'base64url').toString()).events)[0]).sort();
   expect(types).toEqual([`${RISC}account-disabled`, `${RISC}account-enabled`]);
 });
+
+it('dead-letters at once a SET the receiver rejects with a 400 and an err (RFC 8935 §2.3), with its err and description', async () => {
+  const receiver = await PostReceiver.start('/caep/events', [{ status: 400, json: { err: 'invalid_key', description: 'unknown kid' } }], 202);
+  receivers.push(receiver);
+  await pushStream(receiver);
+  await setDisabled(true);
+  await receiver.posts(1);
+  const admin = () => adminToken(server, 'acme');
+  let dead: any;
+  for (const deadline = Date.now() + 10_000; !dead && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    const list = await adminCall(server, contract, 'GET', '/acme/configuration/deliveries/dead-letters?kind=ssf_push', await admin());
+    dead = list.body.items.find((d: { url: string }) => d.url === receiver.url);
+  }
+  expect(dead).toMatchObject({ kind: 'ssf_push', status: 'dead', attempts: 1, last_status: 400, last_error: 'invalid_key: unknown kid' });
+  const outcomes = await server.app.get<EventStore>(EVENT_STORE).readStream(`ssfpush-acme.${dead.jti}`);
+  expect(outcomes.map((e) => [e.type, (e.data as { status?: number; error?: string }).status, (e.data as { error?: string }).error])).toEqual([['SsfSetDeliveryDeadLettered', 400, 'invalid_key: unknown kid']]);
+  expect(receiver.taken).toHaveLength(1);
+  await setDisabled(false);
+});
