@@ -8,6 +8,8 @@ export interface RenderedRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** Connect only to a public address (a receiver that may not name an internal one); absent, any. */
+  publicOnly?: boolean;
 }
 
 /** The three outcome event types of a kind. */

@@ -253,6 +253,6 @@ export class DeliverySender {
     } catch (error) {
       return { error: String((error as Error)?.message ?? 'request failed').slice(0, 200) };
     }
-    return this.pools.post(request.url, request.headers, request.body, this.clock.now().getTime());
+    return this.pools.post(request.url, request.headers, request.body, this.clock.now().getTime(), request.publicOnly === true);
   }
 }

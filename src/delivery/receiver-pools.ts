@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import { Pool } from 'undici';
+import { isPublicAddress, publicOnlyLookup } from '../auth/client-keys/address-policy.js';
 
 /** What the receiver answered: its status, or why there was no answer. */
 export interface Answer {
@@ -31,12 +33,19 @@ export class ReceiverPools {
     private readonly timeoutMs: number,
   ) {}
 
-  /** One POST of `body` to `uri`, its answer's body read and dropped. */
-  async post(uri: string, headers: Record<string, string>, body: string, now: number): Promise<Answer> {
+  /**
+   * One POST of `body` to `uri`, its answer's body read and dropped. `publicOnly`: connected
+   * only to an address on the public Internet (the lookup checks the very addresses the socket
+   * connects to, as for a client's `jwks_uri`); an internal one is the error `EINTERNALADDRESS`.
+   */
+  async post(uri: string, headers: Record<string, string>, body: string, now: number, publicOnly = false): Promise<Answer> {
     try {
       const url = new URL(uri);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: `unsupported scheme ${url.protocol}` };
-      const pool = this.pool(url.origin, now);
+      // An IP literal is connected to without a lookup: checked here instead.
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      if (publicOnly && isIP(host) !== 0 && !isPublicAddress(host)) return { error: 'EINTERNALADDRESS' };
+      const pool = this.pool(url.origin, now, publicOnly);
       // The whole exchange within the timeout (the pool's own timeouts bound each phase only).
       const response = await pool.request({ method: 'POST', path: `${url.pathname}${url.search}`, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
       if (response.statusCode === 400) return { status: 400, body: await start(response.body, MAX_REFUSAL_BYTES) };
@@ -65,12 +74,14 @@ export class ReceiverPools {
     await Promise.all(pools.map((p) => p.pool.destroy().catch(() => undefined)));
   }
 
-  private pool(origin: string, now: number): Pool {
-    let p = this.pools.get(origin);
+  private pool(origin: string, now: number, publicOnly: boolean): Pool {
+    const key = publicOnly ? `public ${origin}` : origin;
+    let p = this.pools.get(key);
     if (!p) {
       const t = this.timeoutMs;
-      p = { pool: new Pool(origin, { connections: this.connections, pipelining: 1, headersTimeout: t, bodyTimeout: t, connectTimeout: t, keepAliveTimeout: 4_000 }), usedAt: now };
-      this.pools.set(origin, p);
+      const connect = publicOnly ? { connect: { lookup: publicOnlyLookup as never } } : {};
+      p = { pool: new Pool(origin, { connections: this.connections, pipelining: 1, headersTimeout: t, bodyTimeout: t, connectTimeout: t, keepAliveTimeout: 4_000, ...connect }), usedAt: now };
+      this.pools.set(key, p);
     }
     p.usedAt = now;
     return p.pool;
