@@ -10,6 +10,9 @@ export interface WebhookSubscriptionView {
   description?: string;
   /** The Standard Webhooks secret, sealed (opened only to sign a delivery; never shown). */
   sealedSecret: string;
+  /** The secret the last rotation replaced, sealed: it signs beside the current one until `previousSecretValidUntil` (seconds since the epoch). */
+  previousSealedSecret?: string;
+  previousSecretValidUntil?: number;
   /** Paused by the server, and why, until an administrator resumes it. */
   paused?: { reason: string; deadLetters: number; at: string };
   /** Deliveries dead-lettered since the last one delivered. */
@@ -54,8 +57,11 @@ export const webhookSubscriptionsProjection: Projection<WebhookSubscriptionView>
         const { description: _d, ...rest } = own;
         return { ...rest, url, eventTypes, enabled, ...(description !== undefined ? { description } : {}) };
       }
-      case 'WebhookSecretRotated':
-        return { ...own, sealedSecret: e.data.sealedSecret };
+      case 'WebhookSecretRotated': {
+        const { previousSealedSecret: _s, previousSecretValidUntil: _u, ...rest } = own;
+        const until = e.data.previousValidUntil;
+        return { ...rest, sealedSecret: e.data.sealedSecret, ...(until !== undefined ? { previousSealedSecret: doc.sealedSecret, previousSecretValidUntil: until } : {}) };
+      }
       case 'WebhookSubscriptionPaused':
         return { ...own, paused: { reason: e.data.reason, deadLetters: e.data.deadLetters, at } };
       case 'WebhookSubscriptionResumed': {

@@ -5,6 +5,8 @@ import { BackchannelFollower } from './backchannel-follower.js';
 import { DeliveryKinds, type DeliveryKind, type RenderedRequest } from './delivery-kind.js';
 import type { Delivery } from './delivery-store.js';
 import { LogoutTokens } from './logout-token.js';
+import type { Answer } from './receiver-pools.js';
+import { logoutRefusal } from './refusals.js';
 
 const [delivered, failed, deadLettered] = BACKCHANNEL_LOGOUT_EVENTS;
 
@@ -28,6 +30,11 @@ export class BackchannelLogoutKind implements DeliveryKind<LogoutDeliveryData>, 
   async render(d: Delivery<LogoutDeliveryData>): Promise<RenderedRequest> {
     const token = await this.tokens.sign(d.tenantId, d.data);
     return { url: d.uri, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ logout_token: token }).toString() };
+  }
+
+  /** §2.8: a 400 is the RP refusing the request or failing its logout; dead-lettered at once with its `error`. */
+  refusal(answer: Answer): string | undefined {
+    return logoutRefusal(answer);
   }
 
   outcomeStream(d: Delivery<LogoutDeliveryData>): string {

@@ -24,7 +24,7 @@ function representation(kinds: DeliveryKinds, d: Delivery): Record<string, unkno
   };
 }
 
-/** `{issuer}/configuration/deliveries`: deliveries of every kind whose retries ran out, and their redelivery. */
+/** `{issuer}/configuration/deliveries`: deliveries of every kind whose retries ran out (or that their receiver refused for good), and their redelivery. */
 @Controller(':tenant/configuration/deliveries')
 @UseGuards(AdminGuard)
 export class DeliveriesController {
@@ -37,8 +37,12 @@ export class DeliveriesController {
   @Get('dead-letters')
   @RequireScope('central:read')
   async deadLetters(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<unknown> {
-    const { limit, after } = pageQuery(req.query, []);
-    const docs = await this.store.deadLetters(tenantId, limit + 1, after);
+    const { limit, after } = pageQuery(req.query, ['kind']);
+    const kind = (req.query as { kind?: unknown }).kind;
+    if (kind !== undefined && (typeof kind !== 'string' || !this.kinds.get(kind))) {
+      throw problems.badRequest(`kind must be one of ${this.kinds.names.join(', ')}`, [{ path: 'kind', detail: `one of ${this.kinds.names.join(', ')}` }]);
+    }
+    const docs = await this.store.deadLetters(tenantId, limit + 1, after, kind !== undefined ? { kind } : {});
     return pageOf(docs, limit, (d) => d.deliveryId, (d) => representation(this.kinds, d));
   }
 

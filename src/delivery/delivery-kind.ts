@@ -1,12 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.port.js';
 import type { Delivery } from './delivery-store.js';
+import type { Answer } from './receiver-pools.js';
 
 /** The HTTP request of one attempt, made anew at each attempt (a token signed now, a signature over this attempt's timestamp). */
 export interface RenderedRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** Connect only to a public address (a receiver that may not name an internal one); absent, any. */
+  publicOnly?: boolean;
 }
 
 /** The three outcome event types of a kind. */
@@ -44,6 +47,11 @@ export interface DeliveryKind<D extends object = object> {
   outcomeFields(d: Delivery<D>): Record<string, unknown>;
   /** The kind's fields in the admin API's representation of a delivery (wire names). */
   represent(d: Delivery<D>): Record<string, unknown>;
+  /**
+   * Whether a failed attempt's answer refuses this very message for good (absent: never): the
+   * error to record, and it is dead-lettered at once instead of retried; undefined: retried.
+   */
+  refusal?(answer: Answer): string | undefined;
   /** Asked before each attempt (absent: always `send`), e.g. so that a paused receiver is sent nothing. */
   gate?(d: Delivery<D>): Promise<Gate>;
   /** Called once an outcome is recorded (durably; `position` of its event in the log), e.g. to pause a receiver that keeps failing. Errors are logged, not retried. */
@@ -79,6 +87,11 @@ export class DeliveryKinds {
 
   get(kind: string): DeliveryKind | undefined {
     return this.kinds.get(kind);
+  }
+
+  /** The registered kinds' names, in the order they were registered. */
+  get names(): string[] {
+    return [...this.kinds.keys()];
   }
 
   get followers(): readonly DeliveryFollowerSpec[] {

@@ -162,8 +162,10 @@ export class DeliverySender {
       return;
     }
     if (kind.gate && !(await this.passes(kind, key, d))) return;
-    const outcome = await this.post(kind, d);
+    const answer = await this.post(kind, d);
     release();
+    const refusal = answer.status !== undefined && (answer.status < 200 || answer.status >= 300) ? kind.refusal?.(answer) : undefined;
+    const outcome: Answer = refusal !== undefined ? { status: answer.status, error: refusal } : answer;
     const nowDate = this.clock.now();
     const now = nowDate.getTime();
     const attempts = d.attempts + 1;
@@ -181,7 +183,8 @@ export class DeliverySender {
       result = 'delivered';
     } else {
       const at = now + retryDelay(this.settings, attempts, Math.random());
-      if (at - firstAttemptAt > this.settings.retryWindowMs) {
+      // A refusal is dead-lettered at once: the receiver would refuse every retry the same way.
+      if (refusal !== undefined || at - firstAttemptAt > this.settings.retryWindowMs) {
         event = { type: kind.outcomeTypes.deadLettered, data: { ...fields, ...reported } };
         result = 'dead';
         next = { ...base, status: 'dead' };
@@ -250,6 +253,6 @@ export class DeliverySender {
     } catch (error) {
       return { error: String((error as Error)?.message ?? 'request failed').slice(0, 200) };
     }
-    return this.pools.post(request.url, request.headers, request.body, this.clock.now().getTime());
+    return this.pools.post(request.url, request.headers, request.body, this.clock.now().getTime(), request.publicOnly === true);
   }
 }

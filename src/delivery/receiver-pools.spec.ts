@@ -40,6 +40,32 @@ describe('ReceiverPools', () => {
     await pools.close();
   });
 
+  it("reads the start of a 400's body (where a receiver says why it refused), and no other body", async () => {
+    const pools = new ReceiverPools(1, 2000);
+    answer = (res) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ err: 'invalid_key', pad: 'x'.repeat(10_000) }));
+    const refused = await pools.post(`${base}/events`, {}, '', 0);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatch(/^\{"err":"invalid_key"/);
+    expect(refused.body!.length).toBe(4096);
+    answer = (res) => res.writeHead(500).end('{"err":"x"}');
+    expect(await pools.post(`${base}/events`, {}, '', 0)).toEqual({ status: 500 });
+    await pools.close();
+  });
+
+  it('connects a public-only POST to no internal address, by IP literal or by a name that resolves to one', async () => {
+    const pools = new ReceiverPools(1, 2000);
+    answer = (res) => res.writeHead(200).end();
+    sockets.clear();
+    const port = new URL(base).port;
+    expect(await pools.post(`http://127.0.0.1:${port}/events`, {}, '', 0, true)).toEqual({ error: 'EINTERNALADDRESS' });
+    expect(await pools.post(`http://[::ffff:127.0.0.1]:${port}/events`, {}, '', 0, true)).toEqual({ error: 'EINTERNALADDRESS' });
+    expect(await pools.post(`http://localhost:${port}/events`, {}, '', 0, true)).toEqual({ error: 'EINTERNALADDRESS' });
+    expect(sockets.size).toBe(0);
+    // The same receiver without the restriction is reached.
+    expect(await pools.post(`http://localhost:${port}/events`, {}, '', 0)).toEqual({ status: 200 });
+    await pools.close();
+  });
+
   it('closes the pool of a receiver nothing was sent to for a minute', async () => {
     const pools = new ReceiverPools(1, 2000);
     answer = (res) => res.writeHead(204).end();

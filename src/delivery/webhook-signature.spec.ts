@@ -28,7 +28,7 @@ function verify(secret: string, headers: Record<string, string>, body: string, n
 describe('Standard Webhooks signatures', () => {
   it("matches the specification's example", () => {
     // The example of the Standard Webhooks specification and its reference libraries' tests.
-    const headers = webhookHeaders('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
+    const headers = webhookHeaders(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
     expect(headers).toEqual({ 'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek', 'webhook-timestamp': '1614265330', 'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=' });
   });
 
@@ -36,7 +36,7 @@ describe('Standard Webhooks signatures', () => {
     const secret = newWebhookSecret();
     const body = JSON.stringify({ specversion: '1.0', type: 'session.revoked', id: 'e1' });
     const now = 1_800_000_000;
-    const headers = webhookHeaders(secret, 'msg_1', now, body);
+    const headers = webhookHeaders([secret], 'msg_1', now, body);
     expect(verify(secret, headers, body, now + 10)).toBe(true);
     expect(verify(secret, headers, `${body} `, now)).toBe(false);
     expect(verify(secret, { ...headers, 'webhook-id': 'msg_2' }, body, now)).toBe(false);
@@ -44,6 +44,17 @@ describe('Standard Webhooks signatures', () => {
     expect(verify(newWebhookSecret(), headers, body, now)).toBe(false);
     // An old message replayed later is refused by the receiver's tolerance, whatever its signature.
     expect(verify(secret, headers, body, now + 301)).toBe(false);
+  });
+
+  it('signs with each of several secrets, space-separated: a receiver holding either verifies', () => {
+    const [current, previous] = [newWebhookSecret(), newWebhookSecret()];
+    const body = '{"type":"user.disabled"}';
+    const now = 1_800_000_000;
+    const headers = webhookHeaders([current, previous], 'msg_1', now, body);
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(verify(current, headers, body, now)).toBe(true);
+    expect(verify(previous, headers, body, now)).toBe(true);
+    expect(verify(newWebhookSecret(), headers, body, now)).toBe(false);
   });
 
   it('makes secrets of whsec_ and the base64 of 32 random bytes, each different', () => {

@@ -19,11 +19,13 @@ function secretKey(secret: string): Buffer {
  * The headers of one delivery (Standard Webhooks, "Signature scheme"): `webhook-id` (the same
  * on every attempt of one message, so the receiver can drop duplicates), `webhook-timestamp`
  * (seconds, of this attempt) and `webhook-signature`, `v1,` and the base64 HMAC-SHA256 of
- * `id.timestamp.body` under the secret's bytes.
+ * `id.timestamp.body` under a secret's bytes, one per secret, space-separated (the
+ * specification's list, which lets a receiver still holding the previous secret verify during a
+ * rotation's grace period).
  */
-export function webhookHeaders(secret: string, id: string, timestamp: number, body: string): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
-  const signature = createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64');
-  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` };
+export function webhookHeaders(secrets: readonly string[], id: string, timestamp: number, body: string): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
+  const signatures = secrets.map((secret) => `v1,${createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`);
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatures.join(' ') };
 }
 
 /**

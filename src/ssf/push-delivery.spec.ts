@@ -18,7 +18,7 @@ describe('SSF push follower', () => {
       get: async () => null,
     } as unknown as ReadStore;
     const directory = { issuer: (t: string) => `https://as.example.com/${t}` } as unknown as Directory;
-    const kind = new SsfPushKind(undefined as never, undefined as never, reads, new SetTargets(reads, directory), undefined as never, undefined as never);
+    const kind = new SsfPushKind(undefined as never, undefined as never, reads, new SetTargets(reads, directory), undefined as never, undefined as never, directory);
     const batch = [revoked(1, 'acme'), revoked(2, 'acme'), revoked(3, 'other'), revoked(4, 'acme')];
     expect(await kind.deliveriesOf(batch, new Date(0))).toEqual([]);
     expect(finds).toEqual([

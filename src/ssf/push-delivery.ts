@@ -2,9 +2,13 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ssfStreamKey, type SsfStreamView } from '../../projections/ssf-streams.projection.js';
 import { DeliveryKinds, type DeliveryFollowerSpec, type DeliveryKind, type Gate, outcomeTypes, type RenderedRequest } from '../delivery/delivery-kind.js';
 import { type Delivery, DeliveryStore } from '../delivery/delivery-store.js';
+import type { Answer } from '../delivery/receiver-pools.js';
+import { setRefusal } from '../delivery/refusals.js';
 import { PUSH_METHOD } from '../domain/ssf/ssf-stream.events.js';
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.port.js';
 import { READ_STORE, type ReadStore } from '../infrastructure/read-store/read-store.port.js';
+import { Directory } from '../shared/directory.js';
+import { pushEndpointRefusal } from './push-endpoint.js';
 import { SecurityEventTokens, type SetClaims } from './security-event-tokens.js';
 import { SET_SOURCE_TYPES, SET_VIEWS, SetTargets } from './set-targets.js';
 import { SsfStreams } from './ssf-streams.js';
@@ -42,6 +46,7 @@ export class SsfPushKind implements DeliveryKind<PushDeliveryData>, DeliveryFoll
     @Inject(SetTargets) private readonly targets: SetTargets,
     @Inject(SecurityEventTokens) private readonly tokens: SecurityEventTokens,
     @Inject(SsfStreams) private readonly streams: SsfStreams,
+    @Inject(Directory) private readonly directory: Directory,
   ) {}
 
   onModuleInit(): void {
@@ -100,6 +105,10 @@ export class SsfPushKind implements DeliveryKind<PushDeliveryData>, DeliveryFoll
   async render(d: Delivery<PushDeliveryData>): Promise<RenderedRequest> {
     const s = await this.stream(d);
     if (!s?.delivery.endpointUrl) throw new Error('the stream no longer exists or is no longer pushed');
+    // The endpoint is checked again as the receiver stands now: an administrator may have taken its flag away.
+    const internalAllowed = (await this.directory.client(d.tenantId, s.clientId))?.ssfPushInternalEndpoints === true;
+    const refused = pushEndpointRefusal(s.delivery.endpointUrl, internalAllowed);
+    if (refused !== undefined) throw new Error(refused);
     const { streamId: _s, clientId: _c, ...claims } = d.data;
     const set = await this.tokens.sign(d.tenantId, claims);
     if (!set) throw new Error(`tenant ${d.tenantId} no longer exists`);
@@ -108,7 +117,14 @@ export class SsfPushKind implements DeliveryKind<PushDeliveryData>, DeliveryFoll
       url: s.delivery.endpointUrl,
       headers: { 'content-type': 'application/secevent+jwt', accept: 'application/json', ...(authorization !== undefined ? { authorization } : {}) },
       body: set,
+      // A name is resolved at each connection: only a public address is connected to.
+      publicOnly: !internalAllowed,
     };
+  }
+
+  /** RFC 8935 §2.3: a 400 with an `err` rejects this SET; it is dead-lettered at once with the receiver's error. */
+  refusal(answer: Answer): string | undefined {
+    return setRefusal(answer);
   }
 
   outcomeStream(d: Delivery<PushDeliveryData>): string {

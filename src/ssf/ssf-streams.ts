@@ -19,6 +19,8 @@ export interface Receiver {
   tenantId: string;
   clientId: string;
   origin: RequestOrigin;
+  /** Registered by an administrator with `ssf_push_internal_endpoints`: its push endpoints may be internal. */
+  internalEndpoints?: boolean;
 }
 
 /** The push Authorization header as the log keeps it: sealed, bound to its tenant and stream. */

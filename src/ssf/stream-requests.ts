@@ -1,8 +1,7 @@
 import { InvalidRequest } from '../auth/oauth-errors.js';
-import { validateLogoutUri } from '../domain/client/backchannel-logout-uri.js';
-import { DomainError } from '../domain/shared/domain-error.js';
 import { POLL_METHOD, PUSH_METHOD, type StreamSettings, type StreamStatus } from '../domain/ssf/ssf-stream.events.js';
 import type { SsfStreamView } from '../../projections/ssf-streams.projection.js';
+import { checkPushEndpoint } from './push-endpoint.js';
 import { emailKey, eventsDelivered, EVENTS_SUPPORTED, issSubKey } from './security-events.js';
 
 /**
@@ -70,8 +69,8 @@ function eventsRequested(value: unknown): string[] {
   return [...new Set(value as string[])];
 }
 
-/** `delivery`; a push stream's Authorization header in clear (sealed by the caller), `keep` when none is given. */
-function delivery(value: unknown, pollEndpoint: string | undefined): { method: typeof PUSH_METHOD | typeof POLL_METHOD; endpointUrl?: string; authorization?: string } {
+/** `delivery`; a push stream's Authorization header in clear (sealed by the caller), `keep` when none is given. `internalAllowed`: the receiver may push to internal endpoints. */
+function delivery(value: unknown, pollEndpoint: string | undefined, internalAllowed: boolean): { method: typeof PUSH_METHOD | typeof POLL_METHOD; endpointUrl?: string; authorization?: string } {
   const d = objectBody(value === undefined ? { method: POLL_METHOD } : value);
   only(d, ['method', 'endpoint_url', 'authorization_header']);
   if (d.method === POLL_METHOD) {
@@ -82,12 +81,7 @@ function delivery(value: unknown, pollEndpoint: string | undefined): { method: t
   }
   if (d.method !== PUSH_METHOD) throw new InvalidRequest(`delivery.method must be one of ${DELIVERY_METHODS_SUPPORTED.join(', ')}`);
   const url = text(d.endpoint_url, 'delivery.endpoint_url', 2048);
-  try {
-    validateLogoutUri(url, 'delivery.endpoint_url');
-  } catch (e) {
-    if (e instanceof DomainError) throw new InvalidRequest(e.message);
-    throw e;
-  }
+  checkPushEndpoint(url, internalAllowed);
   const authorization = d.authorization_header === undefined ? undefined : text(d.authorization_header, 'delivery.authorization_header', MAX_AUTHORIZATION);
   if (authorization !== undefined && /[\r\n\0]/.test(authorization)) throw new InvalidRequest('delivery.authorization_header must be one header value');
   return { method: PUSH_METHOD, endpointUrl: url, ...(authorization !== undefined ? { authorization } : {}) };
@@ -97,21 +91,21 @@ function delivery(value: unknown, pollEndpoint: string | undefined): { method: t
 export type RequestedSettings = Omit<StreamSettings, 'delivery'> & { delivery: ReturnType<typeof delivery> };
 
 /** POST (create) and PUT (replace): every receiver-supplied member, the absent ones at their defaults. */
-export function wholeSettings(body: Body, supplied: Supplied, pollEndpoint?: string): RequestedSettings {
+export function wholeSettings(body: Body, supplied: Supplied, pollEndpoint?: string, internalAllowed = false): RequestedSettings {
   only(body, [...RECEIVER, ...READ_ONLY, ...(supplied.streamId ? ['stream_id'] : [])]);
   const requested = body.events_requested === undefined ? [] : eventsRequested(body.events_requested);
   checkSupplied(body, supplied, requested);
-  return { eventsRequested: requested, delivery: delivery(body.delivery, pollEndpoint), ...(body.description !== undefined ? { description: text(body.description, 'description', MAX_TEXT) } : {}) };
+  return { eventsRequested: requested, delivery: delivery(body.delivery, pollEndpoint, internalAllowed), ...(body.description !== undefined ? { description: text(body.description, 'description', MAX_TEXT) } : {}) };
 }
 
 /** PATCH: the members given, over the stream's current settings. */
-export function patchedSettings(body: Body, supplied: Supplied, current: SsfStreamView, pollEndpoint?: string): RequestedSettings {
+export function patchedSettings(body: Body, supplied: Supplied, current: SsfStreamView, pollEndpoint?: string, internalAllowed = false): RequestedSettings {
   only(body, ['stream_id', ...RECEIVER, ...READ_ONLY]);
   const requested = body.events_requested === undefined ? current.eventsRequested : eventsRequested(body.events_requested);
   checkSupplied(body, supplied, requested);
   const currentDelivery = { method: current.delivery.method as typeof PUSH_METHOD | typeof POLL_METHOD, ...(current.delivery.endpointUrl ? { endpointUrl: current.delivery.endpointUrl } : {}) };
   const description = body.description === undefined ? current.description : text(body.description, 'description', MAX_TEXT);
-  return { eventsRequested: requested, delivery: body.delivery === undefined ? currentDelivery : delivery(body.delivery, pollEndpoint), ...(description !== undefined ? { description } : {}) };
+  return { eventsRequested: requested, delivery: body.delivery === undefined ? currentDelivery : delivery(body.delivery, pollEndpoint, internalAllowed), ...(description !== undefined ? { description } : {}) };
 }
 
 /** The stream's configuration as SSF 1.0 §8.1.1 shows it. */

@@ -30,7 +30,8 @@ export class StreamsController {
 
   private async receiver(tenantId: string, req: FastifyRequest): Promise<Receiver> {
     const clientId = await this.access.receiver(req, tenantId);
-    return { tenantId, clientId, origin: originOf(req) };
+    const client = await this.directory.client(tenantId, clientId);
+    return { tenantId, clientId, origin: originOf(req), internalEndpoints: client?.ssfPushInternalEndpoints === true };
   }
 
   private issuer(tenantId: string) {
@@ -52,7 +53,7 @@ export class StreamsController {
   async create(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const r = await this.receiver(tenantId, req);
     const streamId = this.streams.newStreamId();
-    const settings = wholeSettings(objectBody(req.body), { iss: this.issuer(tenantId), aud: r.clientId });
+    const settings = wholeSettings(objectBody(req.body), { iss: this.issuer(tenantId), aud: r.clientId }, undefined, r.internalEndpoints === true);
     const s = await this.streams.create(r, streamId, settings);
     this.send(reply, 201, renderStream(s, this.issuer(tenantId), this.poll(tenantId, streamId)));
   }
@@ -74,7 +75,7 @@ export class StreamsController {
     const body = objectBody(req.body);
     const current = await this.streams.require(r, streamIdOf(body.stream_id));
     const poll = this.poll(tenantId, current.streamId);
-    const s = await this.streams.update(r, current, patchedSettings(body, { iss: this.issuer(tenantId), aud: r.clientId, streamId: current.streamId }, current, poll));
+    const s = await this.streams.update(r, current, patchedSettings(body, { iss: this.issuer(tenantId), aud: r.clientId, streamId: current.streamId }, current, poll, r.internalEndpoints === true));
     this.send(reply, 200, renderStream(s, this.issuer(tenantId), poll));
   }
 
@@ -85,7 +86,7 @@ export class StreamsController {
     const body = objectBody(req.body);
     const current = await this.streams.require(r, streamIdOf(body.stream_id));
     const poll = this.poll(tenantId, current.streamId);
-    const s = await this.streams.update(r, current, wholeSettings(body, { iss: this.issuer(tenantId), aud: r.clientId, streamId: current.streamId }, poll));
+    const s = await this.streams.update(r, current, wholeSettings(body, { iss: this.issuer(tenantId), aud: r.clientId, streamId: current.streamId }, poll, r.internalEndpoints === true));
     this.send(reply, 200, renderStream(s, this.issuer(tenantId), poll));
   }
 

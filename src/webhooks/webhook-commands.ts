@@ -28,11 +28,12 @@ export class UpdateWebhook extends Command<void> {
   }
 }
 
-/** A new secret for the subscription; answers it, the one time it is seen in the clear. */
+/** A new secret for the subscription; answers it, the one time it is seen in the clear. The previous one signs too until `previousValidUntil` (seconds since the epoch). */
 export class RotateWebhookSecret extends Command<string> {
   constructor(
     readonly by: CommandOrigin,
     readonly subscriptionId: string,
+    readonly previousValidUntil: number,
   ) {
     super();
   }
@@ -86,7 +87,7 @@ export class RotateWebhookSecretHandler implements ICommandHandler<RotateWebhook
   async execute(c: RotateWebhookSecret): Promise<string> {
     const secret = newWebhookSecret();
     const sealedSecret = sealWebhookSecret(this.keys, c.by.tenantId, c.subscriptionId, secret);
-    await this.path.run(streams.webhook(c.by.tenantId, c.subscriptionId), webhookDecider, { kind: 'RotateWebhookSecret', sealedSecret }, c.by, VIEWS);
+    await this.path.run(streams.webhook(c.by.tenantId, c.subscriptionId), webhookDecider, { kind: 'RotateWebhookSecret', sealedSecret, previousValidUntil: c.previousValidUntil }, c.by, VIEWS);
     return secret;
   }
 }

@@ -58,9 +58,12 @@ export class WebhookKind implements DeliveryKind<WebhookDeliveryData>, OnModuleI
   async render(d: Delivery<WebhookDeliveryData>): Promise<RenderedRequest> {
     const s = await this.subscription(d);
     if (!s) throw new Error('the subscription no longer exists');
-    const secret = openWebhookSecret(this.keys, d.tenantId, s.subscriptionId, s.sealedSecret);
+    const now = this.clock.seconds();
+    const secrets = [openWebhookSecret(this.keys, d.tenantId, s.subscriptionId, s.sealedSecret)];
+    // In a rotation's grace period the previous secret signs too, so that receivers can move to the new one.
+    if (s.previousSealedSecret !== undefined && now < (s.previousSecretValidUntil ?? 0)) secrets.push(openWebhookSecret(this.keys, d.tenantId, s.subscriptionId, s.previousSealedSecret));
     // Standard Webhooks: `webhook-id` is the event's id on every attempt (receivers drop repeats by it); the timestamp is this attempt's.
-    const headers = webhookHeaders(secret, d.data.eventId, this.clock.seconds(), d.data.body);
+    const headers = webhookHeaders(secrets, d.data.eventId, now, d.data.body);
     return { url: s.url, headers: { 'content-type': 'application/json', ...headers }, body: d.data.body };
   }
 

@@ -1,4 +1,4 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import type { WebhookSubscriptionView } from '../../projections/webhook-subscriptions.projection.js';
 import { ITEM_ID_MESSAGE, ITEM_ID_PATTERN } from '../central/resources/resource.dto.js';
 import { ALL_EVENT_TYPES } from '../domain/webhook/webhook.decider.js';
@@ -33,6 +33,19 @@ export class WebhookDto {
   @IsString()
   @Length(1, 500)
   description?: string;
+}
+
+/** The seconds a rotated secret's predecessor still signs, beside it, when a rotation does not say. */
+export const DEFAULT_SECRET_GRACE_SECONDS = 24 * 3600;
+export const MAX_SECRET_GRACE_SECONDS = 7 * 24 * 3600;
+
+/** The body of a secret rotation (optional): how long the previous secret still signs. */
+export class WebhookSecretRotationDto {
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_SECRET_GRACE_SECONDS)
+  grace_period?: number;
 }
 
 /** A replay: the feed cursor after which the subscription's events are sent again. */
@@ -72,10 +85,11 @@ export function webhookRepresentation(s: WebhookSubscriptionView): Record<string
     dead_letters_in_a_row: s.deadLettersInARow,
     ...(s.lastDeliveredAt !== undefined ? { last_delivered_at: s.lastDeliveredAt } : {}),
     ...(s.lastDeadLetterAt !== undefined ? { last_dead_letter_at: s.lastDeadLetterAt } : {}),
+    ...(s.previousSecretValidUntil !== undefined ? { previous_secret_valid_until: s.previousSecretValidUntil } : {}),
     created_at: s.createdAt,
     updated_at: s.updatedAt,
   };
 }
 
 /** Fields the server sets: not part of what a patch edits. */
-export const WEBHOOK_READ_ONLY = ['status', 'paused_reason', 'paused_at', 'dead_letters_in_a_row', 'last_delivered_at', 'last_dead_letter_at'];
+export const WEBHOOK_READ_ONLY = ['status', 'paused_reason', 'paused_at', 'dead_letters_in_a_row', 'last_delivered_at', 'last_dead_letter_at', 'previous_secret_valid_until'];

@@ -9,10 +9,11 @@ import { ifMatchRevision } from '../central/http/etag.js';
 import { commandOrigin } from '../central/http/item-origin.js';
 import { ItemRoutes, type ItemRoutesKind } from '../central/http/item-routes.js';
 import { adminValidation, validated } from '../central/http/validation.js';
+import { Clock } from '../infrastructure/nest/clock.js';
 import { READ_STORE, type ReadStore } from '../infrastructure/read-store/read-store.port.js';
 import { Directory } from '../shared/directory.js';
 import { CreateWebhook, RotateWebhookSecret, UpdateWebhook, WebhookAction } from './webhook-commands.js';
-import { WEBHOOK_READ_ONLY, webhookDefinitionOf, WebhookDto, WebhookReplayDto, webhookRepresentation } from './webhook.dto.js';
+import { DEFAULT_SECRET_GRACE_SECONDS, WEBHOOK_READ_ONLY, webhookDefinitionOf, WebhookDto, WebhookReplayDto, webhookRepresentation, WebhookSecretRotationDto } from './webhook.dto.js';
 
 const WEBHOOKS: ItemRoutesKind<WebhookSubscriptionView, WebhookDto> = {
   view: 'webhook_subscriptions',
@@ -43,6 +44,7 @@ export class WebhooksController extends ItemRoutes<WebhookSubscriptionView, Webh
     @Inject(CommandBus) private readonly bus: CommandBus,
     @Inject(READ_STORE) reads: ReadStore,
     @Inject(Directory) directory: Directory,
+    @Inject(Clock) private readonly clock: Clock,
   ) {
     super(bus, reads, directory, WEBHOOKS);
   }
@@ -59,17 +61,25 @@ export class WebhooksController extends ItemRoutes<WebhookSubscriptionView, Webh
     return { ...shown, secret };
   }
 
-  /** A new secret, shown once; the previous one stops signing at once. */
+  /** A new secret, shown once; the previous one signs beside it for `grace_period` seconds (default a day), then stops. */
   @Post(':id/secret')
   @RequireScope('central:write')
   @HttpCode(200)
-  async rotateSecret(@Param('tenant') tenantId: string, @Param('id') id: string, @Principal() p: AdminPrincipal, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+  async rotateSecret(
+    @Param('tenant') tenantId: string,
+    @Param('id') id: string,
+    @Body() dto: WebhookSecretRotationDto,
+    @Principal() p: AdminPrincipal,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
     const expectedRevision = ifMatchRevision(req);
     await this.items.found(tenantId, id);
-    const secret = await this.bus.execute(new RotateWebhookSecret(commandOrigin(tenantId, p, req, expectedRevision), id));
+    const previousValidUntil = this.clock.seconds() + (dto?.grace_period ?? DEFAULT_SECRET_GRACE_SECONDS);
+    const secret = await this.bus.execute(new RotateWebhookSecret(commandOrigin(tenantId, p, req, expectedRevision), id, previousValidUntil));
     await this.items.shown(reply, tenantId, id);
     reply.header('cache-control', 'no-store');
-    return { id, secret };
+    return { id, secret, previous_secret_valid_until: previousValidUntil };
   }
 
   /** A paused subscription is sent again what was held for it, then what comes; an active one is left as it is. */

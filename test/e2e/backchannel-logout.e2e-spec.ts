@@ -2,7 +2,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { ADMIN_BOOTSTRAP, adminCall, adminToken } from '../support/admin.js';
 import type { Browser } from '../support/browser.js';
-import { LogoutReceiver } from '../support/receiver.js';
+import { LogoutReceiver, type Reply } from '../support/receiver.js';
 import { BOB_PASSWORD, decodeJwt, type RelyingParty } from '../support/rp.js';
 import { REDIRECT, type TestServer } from '../support/server.js';
 import { endToEnd } from '../support/suite.js';
@@ -46,7 +46,7 @@ async function clientFor(receiver: LogoutReceiver, extra: Record<string, unknown
   return clientId;
 }
 
-async function receiver(statuses: number[] = [], up = true): Promise<LogoutReceiver> {
+async function receiver(statuses: Array<number | Reply> = [], up = true): Promise<LogoutReceiver> {
   const r = await LogoutReceiver.create(statuses, up);
   receivers.push(r);
   return r;
@@ -226,6 +226,19 @@ describe('delivery of logout tokens', () => {
     expect(list.body.items.find((d: { id: string }) => d.id === dead.id)).toBeUndefined();
     expect((await adminCall(server, contract, 'POST', `/acme/configuration/deliveries/dead-letters/${dead.id}/redeliver`, await admin())).status).toBe(404);
     expect(attempts).toBeGreaterThan(5);
+  });
+
+  it('dead-letters at once a logout token the RP answers 400 (BCL §2.8), with its error; no retry follows', async () => {
+    const r = await receiver([{ status: 400, json: { error: 'invalid_request', error_description: 'unexpected aud' } }]);
+    const clientId = await clientFor(r);
+    const { browser, tokens, sid } = await signedIn(clientId);
+    await logout(browser, tokens);
+    await r.posts(1);
+    expect(await untilInHistory(sid, 'BackchannelLogoutDeadLettered')).not.toContain('BackchannelLogoutFailed');
+    const list = await adminCall(server, contract, 'GET', '/acme/configuration/deliveries/dead-letters?kind=backchannel_logout', await admin());
+    const dead = list.body.items.find((d: { sid: string }) => d.sid === sid);
+    expect(dead).toMatchObject({ client_id: clientId, status: 'dead', attempts: 1, last_status: 400, last_error: 'invalid_request: unexpected aud' });
+    expect(r.received).toHaveLength(1);
   });
 
   it('sends a logout token for each session of a user who is disabled', async () => {

@@ -8,10 +8,21 @@ import { endToEnd } from '../support/suite.js';
 const RISC = 'https://schemas.openid.net/secevent/risc/event-type/';
 const PUSH = 'urn:ietf:rfc:8935';
 
+/** `receiver` and `internal-receiver` may push to loopback (the tests' receivers are there); `public-receiver` may not. */
 const BOOTSTRAP = ADMIN_BOOTSTRAP.replace(
   '    clients:\n',
   `    clients:
       - client_id: receiver
+        client_secret: "${ADMIN_SECRET}"
+        grant_types: [client_credentials]
+        scope: "ssf:manage"
+        ssf_push_internal_endpoints: true
+      - client_id: internal-receiver
+        client_secret: "${ADMIN_SECRET}"
+        grant_types: [client_credentials]
+        scope: "ssf:manage"
+        ssf_push_internal_endpoints: true
+      - client_id: public-receiver
         client_secret: "${ADMIN_SECRET}"
         grant_types: [client_credentials]
         scope: "ssf:manage"
@@ -26,10 +37,10 @@ const contract = endToEnd((s) => ({ server } = s), BOOTSTRAP);
 const receivers: PostReceiver[] = [];
 afterAll(() => Promise.all(receivers.map((r) => r.down())));
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(method: string, path: string, body?: unknown, clientId = 'receiver'): Promise<{ status: number; body: any }> {
   const res = await contract.fetch(`${server.issuer('acme')}${path}`, {
     method,
-    headers: { authorization: `Bearer ${await adminToken(server, 'acme', 'ssf:manage', 'receiver')}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: { authorization: `Bearer ${await adminToken(server, 'acme', 'ssf:manage', clientId)}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -103,4 +114,77 @@ it('holds the SETs of a paused stream and pushes them once it is enabled again',
   await receiver.posts(2);
   const types = receiver.taken.map((r) => Object.keys(JSON.parse(Buffer.from(r.body.split('.')[1], 'base64url').toString()).events)[0]).sort();
   expect(types).toEqual([`${RISC}account-disabled`, `${RISC}account-enabled`]);
+});
+
+it('dead-letters at once a SET the receiver rejects with a 400 and an err (RFC 8935 §2.3), with its err and description', async () => {
+  const receiver = await PostReceiver.start('/caep/events', [{ status: 400, json: { err: 'invalid_key', description: 'unknown kid' } }], 202);
+  receivers.push(receiver);
+  await pushStream(receiver);
+  await setDisabled(true);
+  await receiver.posts(1);
+  const admin = () => adminToken(server, 'acme');
+  let dead: any;
+  for (const deadline = Date.now() + 10_000; !dead && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    const list = await adminCall(server, contract, 'GET', '/acme/configuration/deliveries/dead-letters?kind=ssf_push', await admin());
+    dead = list.body.items.find((d: { url: string }) => d.url === receiver.url);
+  }
+  expect(dead).toMatchObject({ kind: 'ssf_push', status: 'dead', attempts: 1, last_status: 400, last_error: 'invalid_key: unknown kid' });
+  const outcomes = await server.app.get<EventStore>(EVENT_STORE).readStream(`ssfpush-acme.${dead.jti}`);
+  expect(outcomes.map((e) => [e.type, (e.data as { status?: number; error?: string }).status, (e.data as { error?: string }).error])).toEqual([['SsfSetDeliveryDeadLettered', 400, 'invalid_key: unknown kid']]);
+  expect(receiver.taken).toHaveLength(1);
+  await setDisabled(false);
+});
+
+it('takes from a receiver without ssf_push_internal_endpoints only an https endpoint on a public host', async () => {
+  const push = (endpoint_url: string) => ({ events_requested: [`${RISC}account-disabled`], delivery: { method: PUSH, endpoint_url } });
+  for (const url of [
+    'http://127.0.0.1:8443/events',
+    'http://receiver.example.com/events',
+    'https://127.0.0.1/events',
+    'https://127.1/events',
+    'https://localhost/events',
+    'https://api.localhost/events',
+    'https://10.1.2.3/events',
+    'https://192.168.0.10/events',
+    'https://169.254.169.254/latest',
+    'https://[::1]/events',
+    'https://[fe80::1]/events',
+    'https://[::ffff:127.0.0.1]/events',
+  ]) {
+    const res = await call('POST', '/ssf/stream', push(url), 'public-receiver');
+    expect([url, res.status, res.body?.error]).toEqual([url, 400, 'invalid_request']);
+  }
+  const created = await call('POST', '/ssf/stream', push('https://receiver.example.com/events'), 'public-receiver');
+  expect(created.status).toBe(201);
+  const patched = await call('PATCH', '/ssf/stream', { stream_id: created.body.stream_id, delivery: { method: PUSH, endpoint_url: 'http://127.0.0.1:8443/events' } }, 'public-receiver');
+  expect([patched.status, patched.body?.error]).toEqual([400, 'invalid_request']);
+  // The same endpoints are taken from a receiver an administrator allowed internal ones.
+  expect((await call('POST', '/ssf/stream', push('http://127.0.0.1:8443/events'), 'internal-receiver')).status).toBe(201);
+  expect((await call('DELETE', `/ssf/stream?stream_id=${created.body.stream_id}`, undefined, 'public-receiver')).status).toBe(204);
+});
+
+it('shows ssf_push_internal_endpoints in the admin API, and sends nothing to an internal endpoint once an administrator takes it away', async () => {
+  const admin = () => adminToken(server, 'acme');
+  const shown = await adminCall(server, contract, 'GET', '/acme/configuration/clients/internal-receiver', await admin());
+  expect(shown.body.ssf_push_internal_endpoints).toBe(true);
+  expect((await adminCall(server, contract, 'GET', '/acme/configuration/clients/public-receiver', await admin())).body).not.toHaveProperty('ssf_push_internal_endpoints');
+  const receiver = await PostReceiver.start('/caep/events', [], 202);
+  receivers.push(receiver);
+  const created = await call('POST', '/ssf/stream', { events_requested: [`${RISC}account-disabled`, `${RISC}account-enabled`], delivery: { method: PUSH, endpoint_url: receiver.url } }, 'internal-receiver');
+  expect(created.status).toBe(201);
+  const streamId = created.body.stream_id;
+  expect((await call('POST', '/ssf/subjects/add', { stream_id: streamId, subject: { format: 'iss_sub', iss: server.issuer('acme'), sub: await bob() } }, 'internal-receiver')).status).toBe(200);
+  const taken = await adminCall(server, contract, 'PATCH', '/acme/configuration/clients/internal-receiver', await admin(), { ssf_push_internal_endpoints: false });
+  expect(taken.status).toBe(200);
+  expect(taken.body).not.toHaveProperty('ssf_push_internal_endpoints');
+  await setDisabled(true);
+  const store = server.app.get<EventStore>(EVENT_STORE);
+  let failure: { error?: string } | undefined;
+  for (const deadline = Date.now() + 10_000; !failure && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    const events = await store.readAll({ afterPosition: 0, maxCount: 10_000, filter: { eventTypes: ['SsfSetDeliveryFailed'] } });
+    failure = events.map((e) => e.data as { streamId: string; error?: string }).find((d) => d.streamId === streamId);
+  }
+  expect(failure?.error).toBe('delivery.endpoint_url must use https');
+  expect(receiver.taken).toHaveLength(0);
+  await setDisabled(false);
 });

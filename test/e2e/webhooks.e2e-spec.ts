@@ -221,6 +221,18 @@ describe('deliveries', () => {
       return dead !== undefined;
     });
     expect(dead).toMatchObject({ kind: 'webhook', status: 'dead', last_status: 500, url: r.url });
+    // `?kind=` lists one kind's dead letters; an unknown kind is a 400, not an empty page.
+    const ofKind = async (kind: string) => adminCall(server, contract, 'GET', `/acme/configuration/deliveries/dead-letters?kind=${kind}`, await admin());
+    const webhooks = await ofKind('webhook');
+    expect(webhooks.status).toBe(200);
+    expect(webhooks.body.items.map((d: { id: string }) => d.id)).toContain(dead.id);
+    expect(webhooks.body.items.every((d: { kind: string }) => d.kind === 'webhook')).toBe(true);
+    const logouts = await ofKind('backchannel_logout');
+    expect(logouts.status).toBe(200);
+    expect(logouts.body.items.map((d: { id: string }) => d.id)).not.toContain(dead.id);
+    const unknown = await ofKind('carrier_pigeon');
+    expect(unknown.status).toBe(400);
+    expect(unknown.headers.get('content-type')).toContain('application/problem+json');
     r.statuses.length = 0;
     r.taken.length = 0;
     const again = await adminCall(server, contract, 'POST', `/acme/configuration/deliveries/dead-letters/${dead.id}/redeliver`, await admin());
@@ -284,6 +296,49 @@ describe('deliveries', () => {
     expect(r.taken[1].headers['webhook-id']).toBe(r.taken[0].headers['webhook-id']);
     await unsubscribe(sub.id);
     await unsubscribe(other.id);
+  });
+
+  it('signs with the new and the previous secret for the grace period after a rotation, then with the new one only', async () => {
+    const r = await receiver();
+    const sub = await subscribe(r, { event_types: ['user.disabled', 'user.enabled'] });
+    const rotate = async (body?: unknown) => {
+      const res = await adminCall(server, contract, 'POST', `/acme/configuration/webhooks/${sub.id}/secret`, await admin(), body);
+      expect(res.status).toBe(200);
+      return res.body as { secret: string; previous_secret_valid_until: number };
+    };
+    const latest = async () => {
+      await produce();
+      await r.posts(r.taken.length + 1);
+      return r.taken[r.taken.length - 1];
+    };
+    const first = sub.secret;
+    const rotated = await rotate();
+    // The default grace period is a day.
+    expect(rotated.previous_secret_valid_until).toBe(serverSeconds() + 86_400);
+    expect((await subscription(sub.id)).previous_secret_valid_until).toBe(rotated.previous_secret_valid_until);
+    let post = await latest();
+    expect(String(post.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifies(rotated.secret, post, serverSeconds())).toBe(true);
+    expect(verifies(first, post, serverSeconds())).toBe(true);
+
+    // Past the grace period, only the new secret signs.
+    advance(86_400_000);
+    post = await latest();
+    expect(String(post.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(verifies(rotated.secret, post, serverSeconds())).toBe(true);
+    expect(verifies(first, post, serverSeconds())).toBe(false);
+
+    // A rotation with no grace (a leaked secret) stops the previous one at once.
+    const urgent = await rotate({ grace_period: 0 });
+    post = await latest();
+    expect(verifies(urgent.secret, post, serverSeconds())).toBe(true);
+    expect(verifies(rotated.secret, post, serverSeconds())).toBe(false);
+    for (const bad of [{ grace_period: -1 }, { grace_period: 8 * 86_400 }, { grace_period: 'soon' }, { grace: 10 }]) {
+      expect((await adminCall(server, contract, 'POST', `/acme/configuration/webhooks/${sub.id}/secret`, await admin(), bad)).status).toBe(400);
+    }
+    const audit = await adminCall(server, contract, 'GET', '/acme/configuration/audit/events?type=WebhookSecretRotated', await adminToken(server, 'acme', 'central:audit'));
+    for (const secret of [first, rotated.secret, urgent.secret]) expect(JSON.stringify(audit.body)).not.toContain(secret.slice(6, 20));
+    await unsubscribe(sub.id);
   });
 
   it('replays the events after a feed cursor', async () => {

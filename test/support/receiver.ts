@@ -7,6 +7,12 @@ export interface Post {
   body: string;
 }
 
+/** An answer with a JSON body (a receiver saying why it refused a message). */
+export interface Reply {
+  status: number;
+  json: unknown;
+}
+
 /**
  * A receiver of the server's deliveries on 127.0.0.1 (back-channel logout tokens, webhooks,
  * pushed Security Event Tokens): answers each POST with the next status of `statuses` (then
@@ -21,12 +27,12 @@ export class PostReceiver {
   protected constructor(
     readonly port: number,
     private readonly path: string,
-    /** The statuses still to answer, in order (a test may add some). */
-    readonly statuses: number[],
+    /** The statuses (or replies) still to answer, in order (a test may add some). */
+    readonly statuses: Array<number | Reply>,
     private readonly okStatus: number,
   ) {}
 
-  static async start(path: string, statuses: number[] = [], okStatus = 200): Promise<PostReceiver> {
+  static async start(path: string, statuses: Array<number | Reply> = [], okStatus = 200): Promise<PostReceiver> {
     const r = new PostReceiver(await freePort(), path, [...statuses], okStatus);
     await r.up();
     return r;
@@ -43,7 +49,9 @@ export class PostReceiver {
       req.on('data', (c: string) => (body += c));
       req.on('end', () => {
         this.taken.push({ headers: req.headers, body });
-        res.writeHead(this.statuses.shift() ?? this.okStatus, { 'cache-control': 'no-store' }).end();
+        const next = this.statuses.shift() ?? this.okStatus;
+        if (typeof next === 'number') res.writeHead(next, { 'cache-control': 'no-store' }).end();
+        else res.writeHead(next.status, { 'cache-control': 'no-store', 'content-type': 'application/json' }).end(JSON.stringify(next.json));
         for (const w of this.waiters.splice(0)) w();
       });
     });
@@ -82,7 +90,7 @@ export interface Received {
 
 /** A back-channel logout receiver: the POSTs as forms, and the logout tokens in them. */
 export class LogoutReceiver extends PostReceiver {
-  static async create(statuses: number[] = [], up = true): Promise<LogoutReceiver> {
+  static async create(statuses: Array<number | Reply> = [], up = true): Promise<LogoutReceiver> {
     const r = new LogoutReceiver(await freePort(), '/backchannel-logout', [...statuses], 200);
     if (up) await r.up();
     return r;

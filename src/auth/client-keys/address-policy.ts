@@ -1,3 +1,4 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
 /**
@@ -48,4 +49,22 @@ export function isPublicAddress(address: string): boolean {
   const v4 = embeddedV4(bare);
   if (v4 !== undefined) return isPublicAddress(v4);
   return !INTERNAL.check(bare, 'ipv6');
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A DNS lookup that refuses a name resolving to any internal address. The socket connects to
+ * the very addresses checked here, so a second answer cannot slip an internal one in (DNS
+ * rebinding).
+ */
+export function publicOnlyLookup(hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void {
+  dnsLookup(hostname, { family: options.family ?? 0, all: true }, (err, addresses) => {
+    if (err) return callback(err, []);
+    if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {
+      return callback(Object.assign(new Error(`${hostname} resolves to an internal address`), { code: 'EINTERNALADDRESS' }), []);
+    }
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0].address, addresses[0].family);
+  });
 }

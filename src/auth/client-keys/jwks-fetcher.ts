@@ -1,9 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { PRIVATE_MEMBERS } from '../../domain/client/client-jwks.js';
 import type { PublicJwk } from '../../domain/client/client.events.js';
-import { isPublicAddress } from './address-policy.js';
+import { isPublicAddress, publicOnlyLookup } from './address-policy.js';
 
 /** Limits of fetching a client's `jwks_uri` (every variable is in the README's configuration table). */
 export interface JwksUriSettings {
@@ -35,24 +34,6 @@ export interface FetchedJwks {
 
 /** At most this many keys are kept from one document. */
 const MAX_KEYS = 100;
-
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-/**
- * A DNS lookup that refuses a name resolving to any internal address. The socket connects to
- * the very addresses checked here, so a second answer cannot slip an internal one in (DNS
- * rebinding).
- */
-function publicOnlyLookup(hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void {
-  dnsLookup(hostname, { family: options.family ?? 0, all: true }, (err, addresses) => {
-    if (err) return callback(err, []);
-    if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {
-      return callback(Object.assign(new Error(`${hostname} resolves to an internal address`), { code: 'EINTERNALADDRESS' }), []);
-    }
-    if (options.all) callback(null, addresses);
-    else callback(null, addresses[0].address, addresses[0].family);
-  });
-}
 
 /**
  * Fetches JWK Sets from client `jwks_uri`s (RFC 7591 §2): GET over the given agent, no

@@ -51,6 +51,8 @@ export interface BootstrapClient {
   frontchannelLogoutSessionRequired?: boolean;
   // Native apps (first-party, /native/authorize).
   firstPartyNative?: true;
+  // Shared Signals push to internal endpoints.
+  ssfPushInternalEndpoints?: true;
 }
 
 /** Back-channel logout: the client fields it adds. */
@@ -59,6 +61,8 @@ const BACKCHANNEL_FIELDS = ['backchannel_logout_uri', 'backchannel_logout_sessio
 const FRONTCHANNEL_FIELDS = ['frontchannel_logout_uri', 'frontchannel_logout_session_required'];
 /** Native apps (first-party, /native/authorize): the client field it adds. */
 const NATIVE_FIELDS = ['first_party_native'];
+/** Shared Signals: push streams of the receiver may name internal endpoints. */
+const SSF_FIELDS = ['ssf_push_internal_endpoints'];
 
 export interface BootstrapUser {
   username: string;
@@ -208,7 +212,7 @@ class Reader implements FieldReader {
 
   client(v: unknown, path: string): BootstrapClient {
     const n = this.object(v, path);
-    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', ...ASSERTION_FIELDS, ...KEY_SOURCE_FIELDS, 'require_pushed_authorization_requests', 'request_object_signing_alg', 'require_signed_request_object', 'authorization_signed_response_alg', ...BACKCHANNEL_FIELDS, ...FRONTCHANNEL_FIELDS, ...NATIVE_FIELDS]);
+    this.only(n, path, ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scope', 'token_endpoint_auth_method', 'first_party', 'id_token_signed_response_alg', ...ASSERTION_FIELDS, ...KEY_SOURCE_FIELDS, 'require_pushed_authorization_requests', 'request_object_signing_alg', 'require_signed_request_object', 'authorization_signed_response_alg', ...BACKCHANNEL_FIELDS, ...FRONTCHANNEL_FIELDS, ...NATIVE_FIELDS, ...SSF_FIELDS]);
     const secret = this.optionalString(n.client_secret, `${path}.client_secret`);
     const method = this.oneOf(n.token_endpoint_auth_method, `${path}.token_endpoint_auth_method`, ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt', /* client_secret_jwt */ 'client_secret_jwt'], secret ? 'client_secret_basic' : 'none');
     if (secret && secret.length < MIN_CLIENT_SECRET_LENGTH) this.fail(`${path}.client_secret`, `must be at least ${MIN_CLIENT_SECRET_LENGTH} characters (only a fast hash of it is kept)`);
@@ -265,6 +269,8 @@ class Reader implements FieldReader {
         : {}),
       // Native apps (first-party, /native/authorize).
       ...(this.bool(n.first_party_native, `${path}.first_party_native`, false) ? { firstPartyNative: true as const } : {}),
+      // Shared Signals push to internal endpoints.
+      ...(this.bool(n.ssf_push_internal_endpoints, `${path}.ssf_push_internal_endpoints`, false) ? { ssfPushInternalEndpoints: true as const } : {}),
     };
   }
 

@@ -129,6 +129,11 @@ export class ClientDto {
   @IsOptional()
   @IsBoolean()
   first_party_native?: boolean;
+
+  // Shared Signals: push streams of this receiver may name internal endpoints.
+  @IsOptional()
+  @IsBoolean()
+  ssf_push_internal_endpoints?: boolean;
 }
 
 /** The registration a DTO describes, with the defaults of the bootstrap file for what it leaves out. */
@@ -165,6 +170,8 @@ export function registrationOf(dto: ClientDto, clientId: string): Omit<ClientReg
     ...(dto.frontchannel_logout_session_required !== undefined ? { frontchannelLogoutSessionRequired: dto.frontchannel_logout_session_required } : {}),
     // Native apps (first-party, /native/authorize).
     ...(dto.first_party_native ? { firstPartyNative: true as const } : {}),
+    // Shared Signals push to internal endpoints.
+    ...(dto.ssf_push_internal_endpoints ? { ssfPushInternalEndpoints: true as const } : {}),
   };
 }
 
@@ -200,6 +207,8 @@ export function clientRepresentation(c: ClientView): Record<string, unknown> {
     ...(c.frontchannelLogoutUri !== undefined ? { frontchannel_logout_uri: c.frontchannelLogoutUri, frontchannel_logout_session_required: c.frontchannelLogoutSessionRequired ?? false } : {}),
     // Native apps (first-party, /native/authorize).
     ...(c.firstPartyNative ? { first_party_native: true } : {}),
+    // Shared Signals push to internal endpoints.
+    ...(c.ssfPushInternalEndpoints ? { ssf_push_internal_endpoints: true } : {}),
     ...(c.previousSecretValidUntil !== undefined ? { previous_secret_valid_until: c.previousSecretValidUntil } : {}),
     roles: c.roles ?? [],
     created_at: c.createdAt,

@@ -71,6 +71,8 @@ export interface ClientRegistration {
   frontchannelLogoutSessionRequired?: boolean;
   // Native apps (OAuth 2.0 for First-Party Applications): may sign users in at /native/authorize.
   firstPartyNative?: true;
+  // Shared Signals: its push streams may name http, loopback and private-network endpoints (an administrator's choice, for an internal receiver).
+  ssfPushInternalEndpoints?: true;
 }
 
 /** Schema version 2: `secretDigest` (version 1 had `secretHash: 'sha256:<base64url>'`; see client.upcasters.ts). */

@@ -7,7 +7,7 @@ import type { WebhookDefinition, WebhookEvent, WebhookPauseReason } from './webh
 export type WebhookCommand =
   | { kind: 'CreateWebhook'; tenantId: string; definition: WebhookDefinition; sealedSecret: string }
   | { kind: 'UpdateWebhook'; tenantId: string; definition: WebhookDefinition }
-  | { kind: 'RotateWebhookSecret'; sealedSecret: string }
+  | { kind: 'RotateWebhookSecret'; sealedSecret: string; previousValidUntil: number }
   | { kind: 'PauseWebhook'; reason: WebhookPauseReason; deadLetters: number }
   | { kind: 'ResumeWebhook' }
   | { kind: 'ReplayWebhook'; after: number }
@@ -56,7 +56,7 @@ export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState>
         return [{ type: 'WebhookSubscriptionUpdated', data: { tenantId: command.tenantId, ...command.definition } }];
       case 'RotateWebhookSecret':
         if (!live) throw new DomainError('not_found', 'no such webhook');
-        return [{ type: 'WebhookSecretRotated', data: { ...live, sealedSecret: command.sealedSecret } }];
+        return [{ type: 'WebhookSecretRotated', data: { ...live, sealedSecret: command.sealedSecret, previousValidUntil: command.previousValidUntil } }];
       case 'PauseWebhook':
         // Asked by the sender after a dead letter: a gone or already paused subscription needs nothing.
         if (!live || state.paused) return [];

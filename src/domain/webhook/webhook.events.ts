@@ -19,7 +19,12 @@ export type WebhookPauseReason = 'dead_letters';
 export type WebhookSubscriptionCreated = DomainEvent<'WebhookSubscriptionCreated', { tenantId: string; sealedSecret: string } & WebhookDefinition>;
 /** The whole definition after an administrator's change. */
 export type WebhookSubscriptionUpdated = DomainEvent<'WebhookSubscriptionUpdated', { tenantId: string } & WebhookDefinition>;
-export type WebhookSecretRotated = DomainEvent<'WebhookSecretRotated', { tenantId: string; subscriptionId: string; sealedSecret: string }>;
+/**
+ * A new secret, sealed; the one it replaces still signs too (beside the new one) until
+ * `previousValidUntil` (seconds since the epoch). Absent, in events from before grace periods:
+ * the previous secret stopped at once.
+ */
+export type WebhookSecretRotated = DomainEvent<'WebhookSecretRotated', { tenantId: string; subscriptionId: string; sealedSecret: string; previousValidUntil?: number }>;
 /** The server stopped sending: `deadLetters` deliveries in a row ran out of retries. */
 export type WebhookSubscriptionPaused = DomainEvent<'WebhookSubscriptionPaused', { tenantId: string; subscriptionId: string; reason: WebhookPauseReason; deadLetters: number }>;
 /** An administrator resumed a paused subscription: what was held is sent. */
