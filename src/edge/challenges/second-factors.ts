@@ -72,7 +72,7 @@ export class SecondFactors {
   async need(tenantId: string, clientId: string, user: UserView, acrValues?: readonly string[]): Promise<SecondFactorNeed> {
     const [view, state] = await Promise.all([this.reads.get<ChallengesView>('challenges', tenantId), this.state(tenantId, user.userId)]);
     const policy = policyFor(view ?? undefined, clientId);
-    return secondFactorNeed(policy, { totpEnrolled: state.sealedTotpSecret !== undefined, hasEmail: emailOf(user) !== undefined }, mfaRequested(acrValues));
+    return secondFactorNeed(policy, { totpEnrolled: state.sealedTotpSecret !== undefined, hasEmail: emailOf(user) !== undefined, webauthnEnrolled: state.passkeys.length > 0 }, mfaRequested(acrValues));
   }
 
   /** The `amr` of a sign-in with the password alone. */
@@ -153,8 +153,11 @@ export class SecondFactors {
     return totpStep(this.clock.seconds());
   }
 
-  /** Runs `check` within the sign-in limits of the user's username and the request's address; undefined from `check` is a wrong answer. */
-  private async attempt(tenantId: string, user: UserView, origin: RequestOrigin, check: () => Promise<FactorOutcome | undefined>): Promise<FactorOutcome> {
+  /**
+   * Runs `check` within the sign-in limits of the user's username and the request's address;
+   * undefined from `check` is a wrong answer. Shared with the passkeys (passkeys.ts).
+   */
+  async attempt(tenantId: string, user: UserView, origin: RequestOrigin, check: () => Promise<FactorOutcome | undefined>): Promise<FactorOutcome> {
     const millis = () => this.clock.now().getTime();
     const result = await this.limits.attempt({ tenantId, username: user.username, address: origin.sourceIp }, millis, async () => {
       const outcome = await check();
@@ -164,8 +167,8 @@ export class SecondFactors {
     return result.outcome ?? { kind: 'wrong' };
   }
 
-  /** The events decided, or undefined when the command was refused (a replayed step, a spent code). */
-  private async run(tenantId: string, userId: string, command: SecondFactorCommand, origin: RequestOrigin) {
+  /** The events decided, or undefined when the command was refused (a replayed step, a spent code, a counter gone back). */
+  async run(tenantId: string, userId: string, command: SecondFactorCommand, origin: RequestOrigin) {
     try {
       const outcome = await this.aggregates.execute(streams.secondFactors(tenantId, userId), secondFactorDecider, command, { tenantId, actor: `user:${userId}`, now: this.clock.now(), ...origin });
       return outcome.events;
@@ -175,7 +178,8 @@ export class SecondFactors {
     }
   }
 
-  private async state(tenantId: string, userId: string): Promise<SecondFactorState> {
+  /** The user's second factors as decided on their stream. */
+  async state(tenantId: string, userId: string): Promise<SecondFactorState> {
     return (await this.aggregates.load(streams.secondFactors(tenantId, userId), secondFactorDecider)).state;
   }
 
