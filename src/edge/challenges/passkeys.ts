@@ -83,8 +83,9 @@ export class Passkeys {
   /** A new passkey's registration (`credential`: the browser's answer as JSON): when it verifies, the passkey is the user's and proves the factor. */
   async register(tenantId: string, user: UserView, challenge: PasskeyChallenge | undefined, credential: string, origin: RequestOrigin): Promise<FactorOutcome> {
     return this.factors.attempt(tenantId, user, origin, async () => {
+      if (!(await this.claim(tenantId, user, challenge, origin))) return this.failed(tenantId, user, origin);
       const response = parse<RegistrationResponseJSON>(credential);
-      if (!response || !(await this.claim(tenantId, user, challenge, origin))) return this.failed(tenantId, user, origin);
+      if (!response) return this.failed(tenantId, user, origin);
       const rp = this.rp(tenantId);
       const verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge!.value, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false }).catch(() => undefined);
       if (!verified?.verified) return this.failed(tenantId, user, origin);
@@ -104,8 +105,9 @@ export class Passkeys {
   /** An assertion (`credential`: the browser's answer as JSON) by one of the user's passkeys, over the pending sign-in's challenge. */
   async verify(tenantId: string, user: UserView, challenge: PasskeyChallenge | undefined, credential: string, origin: RequestOrigin): Promise<FactorOutcome> {
     return this.factors.attempt(tenantId, user, origin, async () => {
+      if (!(await this.claim(tenantId, user, challenge, origin))) return this.failed(tenantId, user, origin);
       const response = parse<AuthenticationResponseJSON>(credential);
-      if (!response || !(await this.claim(tenantId, user, challenge, origin))) return this.failed(tenantId, user, origin);
+      if (!response) return this.failed(tenantId, user, origin);
       // Only the user's own credentials: a passkey of another user is no answer here.
       const key = (await this.factors.state(tenantId, user.userId)).passkeys.find((p) => p.credentialId === response.id);
       if (!key) return this.failed(tenantId, user, origin);
