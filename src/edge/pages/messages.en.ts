@@ -88,7 +88,7 @@ export const EN = {
   'challenge.limited': 'Too many wrong codes. Try again in {seconds} s.',
   'challenge.email.subject': 'Your sign-in code',
   'challenge.email.body': 'Your sign-in code is {code}. It expires in {minutes} minutes. If you did not try to sign in, change your password.',
-  'challenge.passkey.intro': 'Or use a passkey or security key.',
+  'challenge.passkey.intro': 'Confirm with your passkey or security key.',
   'challenge.passkey.start': 'Use a passkey',
   'challenge.passkey.failed': 'No passkey was used. Try again, or use another way.',
   'challenge.passkey.wrong': 'The passkey could not be verified.',

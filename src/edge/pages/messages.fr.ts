@@ -86,7 +86,7 @@ export const FR: Messages = {
   'challenge.limited': 'Trop de codes incorrects. Réessayez dans {seconds} s.',
   'challenge.email.subject': 'Votre code de connexion',
   'challenge.email.body': "Votre code de connexion est {code}. Il expire dans {minutes} minutes. Si vous n'avez pas tenté de vous connecter, changez votre mot de passe.",
-  'challenge.passkey.intro': "Ou utilisez une clé d'accès ou une clé de sécurité.",
+  'challenge.passkey.intro': "Confirmez avec votre clé d'accès ou votre clé de sécurité.",
   'challenge.passkey.start': "Utiliser une clé d'accès",
   'challenge.passkey.failed': "Aucune clé d'accès n'a été utilisée. Réessayez, ou choisissez un autre moyen.",
   'challenge.passkey.wrong': "La clé d'accès n'a pas pu être vérifiée.",
