@@ -110,8 +110,9 @@ describe('passkeys as a second factor', () => {
   });
 
   it('serves the page script as a file, under a CSP without inline script', async () => {
-    const res = await fetch(`${server.issuer()}/assets/passkey.js`);
+    const res = await contract.fetch(`${server.issuer()}/assets/passkey.js`, {});
     expect(res.status).toBe(200);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('content-type')).toContain('text/javascript');
     expect(await res.text()).toContain('navigator.credentials.get');
     const { browser } = await password();
