@@ -180,6 +180,16 @@ describe('passkeys as a second factor', () => {
     expect((await answer(browser, form, alice.get(form.options))).status).toBe(302);
   });
 
+  it('refuses an answer past the challenge\'s 300 s, within the sign-in\'s ten minutes', async () => {
+    const { browser, html } = await password();
+    const form = passkeyForm(html);
+    server.clock.advance(301_000);
+    const late = await answer(browser, form, alice.get(form.options));
+    expect(late.status).toBe(400);
+    const fresh = passkeyForm(await late.text());
+    expect((await answer(browser, fresh, alice.get(fresh.options))).status).toBe(302);
+  });
+
   it('refuses a counter that went back (a cloned authenticator)', async () => {
     const { browser, html } = await password();
     const form = passkeyForm(html);
