@@ -87,6 +87,13 @@ describe('passkeys as a second factor', () => {
     aliceId = (users.body as { items: Array<{ id: string }> }).items[0].id;
   });
 
+  it('takes webauthn in the challenges kind, per tenant and per client, with the same policies', async () => {
+    const bad = await call('PUT', '/acme/configuration/challenges', { factors: { webauthn: 'always' } });
+    expect([bad.status, JSON.stringify(bad.body)]).toEqual([400, expect.stringContaining('webauthn')]);
+    const res = await call('GET', '/acme/configuration/challenges');
+    expect(res.body).toMatchObject({ factors: { webauthn: 'required' } });
+  });
+
   it('registers a passkey after the password (RP ID and origin the issuer\'s), then signs in: amr pwd hwk mfa', async () => {
     const { browser, req, path, html } = await password();
     expect(path).toBe('/acme/mfa-passkey-enrol');
