@@ -77,9 +77,8 @@ suite('passkeys in a browser', () => {
     return request;
   }
 
-  /** Presses the focused passkey button with Enter; the browser reaches the client; the ID token's claims. */
-  async function usePasskey(request: Awaited<ReturnType<typeof rp.request>>) {
-    expect(await page.evaluate('document.activeElement.id')).toBe('passkey-start');
+  /** Presses Enter (on the focused passkey button, or Continue); the browser reaches the client; the ID token's claims. */
+  async function arrive(request: Awaited<ReturnType<typeof rp.request>>) {
     const [callback] = await Promise.all([page.waitForRequest((r) => r.url().startsWith(request.redirectUri)), page.keyboard.press('Enter')]);
     const url = new URL(callback.url());
     const res = new Response(null, { status: 302, headers: { location: url.href } });
@@ -87,13 +86,21 @@ suite('passkeys in a browser', () => {
     return decodeJwt(tokens.id_token!).payload;
   }
 
-  it('registers a passkey right after the password, and signs in with it', async () => {
+  it('registers a passkey right after the password, shows the recovery codes, and signs in with it', async () => {
     const request = await signIn();
     expect(page.url()).toContain('/acme/mfa-passkey-enrol');
     expect(await page.textContent('h1')).toBe('Create a passkey');
     await shot(page, 'passkey-enrol-en');
     expect(await seriousViolations(page)).toEqual([]);
-    expect(await usePasskey(request)).toMatchObject({ amr: ['pwd', 'hwk', 'mfa'], acr: 'urn:authserver:acr:mfa' });
+    expect(await page.evaluate('document.activeElement.id')).toBe('passkey-start');
+    await page.keyboard.press('Enter');
+    // A user with no app and no recovery codes gets them with the passkey, once.
+    await page.waitForSelector('#recovery-codes');
+    expect(await page.locator('#recovery-codes code').count()).toBe(10);
+    await shot(page, 'passkey-recovery-codes-en');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.keyboard.press('Tab');
+    expect(await arrive(request)).toMatchObject({ amr: ['pwd', 'hwk', 'mfa'], acr: 'urn:authserver:acr:mfa' });
     expect(csp).toEqual([]);
   });
 
@@ -105,7 +112,8 @@ suite('passkeys in a browser', () => {
     expect(await page.textContent('#passkey-start')).toBe("Utiliser une clé d'accès");
     await shot(page, 'passkey-sign-in-fr');
     expect(await seriousViolations(page)).toEqual([]);
-    expect(await usePasskey(request)).toMatchObject({ amr: ['pwd', 'hwk', 'mfa'], acr: 'urn:authserver:acr:mfa' });
+    expect(await page.evaluate('document.activeElement.id')).toBe('passkey-start');
+    expect(await arrive(request)).toMatchObject({ amr: ['pwd', 'hwk', 'mfa'], acr: 'urn:authserver:acr:mfa' });
     expect(csp).toEqual([]);
   });
 

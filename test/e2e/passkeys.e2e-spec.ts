@@ -78,6 +78,7 @@ describe('passkeys as a second factor', () => {
   let alice: SoftAuthenticator;
   let bob: SoftAuthenticator;
   let aliceId: string;
+  let recovery: string[];
 
   beforeAll(async () => {
     alice = new SoftAuthenticator(new URL(server.issuer()).origin);
@@ -103,8 +104,29 @@ describe('passkeys as a second factor', () => {
     expect(options.rp.id).toBe('127.0.0.1');
     expect(options.user.name).toBe('alice');
     expect(options.challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const done = await answer(browser, form, alice.create(options));
+    const registered = await answer(browser, form, alice.create(options));
+    // No app and no recovery codes yet: ten codes, shown once, then on to the client.
+    expect(registered.status).toBe(200);
+    const page = await registered.text();
+    recovery = [...page.matchAll(/<li><code>([A-Z2-7]{5}-[A-Z2-7]{5})<\/code><\/li>/g)].map((m) => m[1]);
+    expect(recovery).toHaveLength(10);
+    const next = Browser.form(page);
+    expect(next.action).toMatch(/\/acme\/mfa-continue$/);
+    const done = await browser.post(next.action, next.fields);
     expect(await idClaims(req, done)).toMatchObject({ amr: ['pwd', 'hwk', 'mfa'], acr: MFA });
+  });
+
+  it('a recovery code stands in for a lost passkey, once', async () => {
+    const { browser, req, html } = await password();
+    expect(html).toContain('<input type="hidden" name="factor" value="recovery_code">');
+    const form = /<form method="post" action="([^"]*)">\s*<input type="hidden" name="interaction" value="([^"]*)">\s*<input type="hidden" name="factor" value="recovery_code">/.exec(html)!;
+    const fields = { interaction: unescape(form[2]), factor: 'recovery_code' };
+    expect((await browser.post(unescape(form[1]), { ...fields, code: 'AAAAA-AAAAA' })).status).toBe(400);
+    const done = await browser.post(unescape(form[1]), { ...fields, code: recovery[0].toLowerCase() });
+    expect(await idClaims(req, done)).toMatchObject({ amr: ['pwd', 'mfa'], acr: MFA });
+    const again = await password();
+    const spent = /<form method="post" action="([^"]*)">\s*<input type="hidden" name="interaction" value="([^"]*)">\s*<input type="hidden" name="factor" value="recovery_code">/.exec(again.html)!;
+    expect((await again.browser.post(unescape(spent[1]), { interaction: unescape(spent[2]), factor: 'recovery_code', code: recovery[0] })).status).toBe(400);
   });
 
   it('signs in again with the passkey on the mfa page', async () => {
@@ -156,7 +178,7 @@ describe('passkeys as a second factor', () => {
     const enrol = await password('bob', BOB_PASSWORD);
     expect(enrol.path).toBe('/acme/mfa-passkey-enrol');
     const form = passkeyForm(enrol.html);
-    expect((await answer(enrol.browser, form, bob.create(form.options))).status).toBe(302);
+    expect((await answer(enrol.browser, form, bob.create(form.options))).status).toBe(200);
     const { browser, html } = await password();
     const page = passkeyForm(html);
     const res = await answer(browser, page, bob.get(page.options));
@@ -228,7 +250,8 @@ describe('passkeys as a second factor', () => {
     const events = (audit.body as { items: Array<{ type: string; data: Record<string, unknown> }> }).items;
     const registered = events.filter((e) => e.type === 'PasskeyRegistered' && e.data.userId === aliceId);
     expect(registered).toHaveLength(1);
-    expect(Object.keys(registered[0].data).sort()).toEqual(['counter', 'credentialId', 'multiDevice', 'publicKey', 'tenantId', 'transports', 'userId']);
+    expect(Object.keys(registered[0].data).sort()).toEqual(['counter', 'credentialId', 'multiDevice', 'publicKey', 'recoveryCodeHashes', 'tenantId', 'transports', 'userId']);
+    expect(JSON.stringify(events)).not.toContain(recovery[1]);
     expect(events.some((e) => e.type === 'SecondFactorFailed' && e.data.factor === 'webauthn')).toBe(true);
     expect(events.some((e) => e.type === 'PasskeyUsed')).toBe(true);
   });
@@ -251,7 +274,7 @@ describe('passkeys as a second factor', () => {
     it('reads which factors a user has, without a secret', async () => {
       const res = await call('GET', `/acme/configuration/users/${aliceId}/second-factors`);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ totp: false, recovery_codes: 0, passkeys: [{ credential_id: alice.credentialIds()[0], multi_device: false, transports: ['internal'] }] });
+      expect(res.body).toEqual({ totp: false, recovery_codes: 9, passkeys: [{ credential_id: alice.credentialIds()[0], multi_device: false, transports: ['internal'] }] });
       expect((await call('GET', '/acme/configuration/users/nobody/second-factors')).status).toBe(404);
       const readOnly = await adminToken(server, 'acme', 'central:read');
       expect((await adminCall(server, contract, 'DELETE', `/acme/configuration/users/${aliceId}/second-factors`, readOnly)).status).toBe(403);
@@ -271,10 +294,11 @@ describe('passkeys as a second factor', () => {
 
       const { browser, html, path } = await password();
       expect(path).toBe('/acme/mfa-passkey-enrol');
-      // The old passkey is the user's no more: its assertion is refused... by a page that registers.
+      // Nothing is left: the sign-in registers a passkey again, with new recovery codes.
       const form = passkeyForm(html);
       const fresh = new SoftAuthenticator(new URL(server.issuer()).origin);
-      expect((await answer(browser, form, fresh.create(form.options))).status).toBe(302);
+      const registered = await answer(browser, form, fresh.create(form.options));
+      expect([registered.status, await registered.text()]).toEqual([200, expect.stringContaining('id="recovery-codes"')]);
     });
   });
 });

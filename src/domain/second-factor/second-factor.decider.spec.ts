@@ -70,6 +70,15 @@ describe('second factor decider', () => {
       expect(given(secondFactorDecider, registered).refused(use(1, 'cred-2'))).toBe('not_found');
     });
 
+    it('gives recovery codes with a passkey to a user who has none, and keeps an app\'s', () => {
+      const withCodes: SecondFactorCommand = { ...register, recoveryCodeHashes: ['p1'] } as SecondFactorCommand;
+      expect(given(secondFactorDecider).when(withCodes)).toEqual([{ type: 'PasskeyRegistered', data: { ...of, ...passkey, recoveryCodeHashes: ['p1'] } }]);
+      const s = given(secondFactorDecider, given(secondFactorDecider).after(withCodes));
+      expect(s.refused({ kind: 'UseRecoveryCode', ...of, recoveryCodeHash: 'p1' })).toBe('no error');
+      expect(given(secondFactorDecider, enrolled).when(withCodes)).toEqual([{ type: 'PasskeyRegistered', data: { ...of, ...passkey } }]);
+      expect(given(secondFactorDecider, given(secondFactorDecider, enrolled).after(withCodes)).state.recoveryCodeHashes).toEqual(['r1', 'r2']);
+    });
+
     it('refuses a counter that does not grow, once either side kept one', () => {
       const s = given(secondFactorDecider, registered);
       expect(s.when(use(0))).toEqual([{ type: 'PasskeyUsed', data: { ...of, credentialId: 'cred-1', counter: 0 } }]);

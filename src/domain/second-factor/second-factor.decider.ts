@@ -22,8 +22,11 @@ export type SecondFactorCommand =
   | { kind: 'SendEmailCode'; tenantId: string; userId: string; emailCodeHash: string; expiresAt: number }
   /** The keyed hash of the answer typed: equal to the pending code's when it is right. */
   | { kind: 'AnswerEmailCode'; tenantId: string; userId: string; emailCodeHash: string; now: number }
-  /** A registration the caller verified (`@simplewebauthn/server`): the credential becomes the user's. */
-  | { kind: 'RegisterPasskey'; tenantId: string; userId: string; passkey: Passkey }
+  /**
+   * A registration the caller verified (`@simplewebauthn/server`): the credential becomes the
+   * user's, with the recovery codes offered when the user has neither an app nor codes yet.
+   */
+  | { kind: 'RegisterPasskey'; tenantId: string; userId: string; passkey: Passkey; recoveryCodeHashes?: string[] }
   /** An assertion the caller verified with the stored key: its counter is checked here, on the stream. */
   | { kind: 'UsePasskey'; tenantId: string; userId: string; credentialId: string; counter: number }
   | { kind: 'ResetSecondFactors'; tenantId: string; userId: string };
@@ -75,6 +78,10 @@ export const secondFactorDecider: Decider<SecondFactorCommand, SecondFactorEvent
       case 'RegisterPasskey':
         if (s.passkeys.some((p) => p.credentialId === c.passkey.credentialId)) throw new DomainError('already_exists', 'this passkey is registered already');
         if (s.passkeys.length >= MAX_PASSKEYS) throw new DomainError('invalid_value', `at most ${MAX_PASSKEYS} passkeys per user`);
+        // Recovery codes only for a user who has none: an app's codes are not replaced.
+        if (c.recoveryCodeHashes?.length && !s.sealedTotpSecret && s.recoveryCodeHashes.length === 0) {
+          return [{ type: 'PasskeyRegistered', data: { ...of, ...c.passkey, recoveryCodeHashes: c.recoveryCodeHashes } }];
+        }
         return [{ type: 'PasskeyRegistered', data: { ...of, ...c.passkey } }];
       case 'UsePasskey': {
         const key = s.passkeys.find((p) => p.credentialId === c.credentialId);
@@ -109,8 +116,8 @@ export const secondFactorDecider: Decider<SecondFactorCommand, SecondFactorEvent
       case 'SecondFactorFailed':
         return s;
       case 'PasskeyRegistered': {
-        const { tenantId: _t, userId: _u, ...passkey } = e.data;
-        return { ...s, passkeys: [...s.passkeys, passkey] };
+        const { tenantId: _t, userId: _u, recoveryCodeHashes, ...passkey } = e.data;
+        return { ...s, passkeys: [...s.passkeys, passkey], ...(recoveryCodeHashes ? { recoveryCodeHashes } : {}) };
       }
       case 'PasskeyUsed':
         return { ...s, passkeys: s.passkeys.map((p) => (p.credentialId === e.data.credentialId ? { ...p, counter: e.data.counter } : p)) };

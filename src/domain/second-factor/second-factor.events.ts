@@ -25,9 +25,13 @@ export type SecondFactorFailed = DomainEvent<'SecondFactorFailed', Of & { factor
 /**
  * A passkey registered (WebAuthn): its credential id and COSE public key, base64url (neither is
  * a secret: the key only verifies), the signature counter it started at, its transports, and
- * whether it may be synced to other devices (`multiDevice`, the backup-eligible flag).
+ * whether it may be synced to other devices (`multiDevice`, the backup-eligible flag); for a
+ * user who had no recovery codes, the keyed hashes of those shown once.
  */
-export type PasskeyRegistered = DomainEvent<'PasskeyRegistered', Of & { credentialId: string; publicKey: string; counter: number; transports?: string[]; multiDevice: boolean }>;
+export type PasskeyRegistered = DomainEvent<
+  'PasskeyRegistered',
+  Of & { credentialId: string; publicKey: string; counter: number; transports?: string[]; multiDevice: boolean; recoveryCodeHashes?: string[] }
+>;
 /** A passkey's assertion was accepted, with the signature counter the authenticator reported. */
 export type PasskeyUsed = DomainEvent<'PasskeyUsed', Of & { credentialId: string; counter: number }>;
 /**

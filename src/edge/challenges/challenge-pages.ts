@@ -91,6 +91,18 @@ export class ChallengePages {
     return { status: 400, notice: { key: wrong, error: true } };
   }
 
+  /**
+   * A factor set up with new recovery codes: the browser session starts with `amr`, and the
+   * codes are shown once; Continue (`mfa-continue`) resumes the pending request.
+   */
+  async recoveryCodes(ctx: PageContext, request: Pending, user: UserView, amr: string[], codes: string[], req: FastifyRequest): Promise<FlowResult> {
+    const { tenantId } = request;
+    const { cookies } = await this.completion.signIn(tenantId, request, user, amr, req.headers.cookie, originOf(req));
+    const { secondFactor: _done, ...rest } = request;
+    const data = { action: `${this.directory.issuer(tenantId)}/mfa-continue`, interaction: this.interactions.seal({ ...rest, authenticated: true }), codes };
+    return { kind: 'html', status: 200, body: render('recovery-codes', 'recovery.title', data, ctx), cookies, ...pageImages(ctx.logoUrl) };
+  }
+
   /** The factor proved: the browser session starts with `amr`, and the pending request resumes. */
   async finish(tenant: TenantView, request: Pending, user: UserView, amr: string[], req: FastifyRequest): Promise<FlowResult> {
     const origin = originOf(req);

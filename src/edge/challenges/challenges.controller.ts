@@ -44,7 +44,7 @@ export class ChallengesPagesController {
   async answer(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const params = formParams(req);
     const { tenant, request, user, ctx } = await this.pages.open(tenantId, params.interaction, req);
-    const factor = params.factor === 'email_otp' ? 'email_otp' : 'totp';
+    const factor = params.factor === 'email_otp' || params.factor === 'recovery_code' ? params.factor : 'totp';
     const outcome = await this.factors.verify(tenantId, user, { factor, code: params.code ?? '' }, request.secondFactor.factors, originOf(req));
     if (outcome.kind !== 'proved') {
       const { status, notice } = this.pages.refusal(reply, outcome);
@@ -92,10 +92,7 @@ export class ChallengesPagesController {
       sendFlowResult(reply, { ...result, status, body: this.renderEnrolment(ctx, request, enrolment, notice) });
       return;
     }
-    const { sessionId: _s, cookies } = await this.completion.signIn(tenantId, request, user, outcome.amr, req.headers.cookie, origin);
-    const { secondFactor: _done, ...rest } = request;
-    const data = { action: `${this.directory.issuer(tenantId)}/mfa-continue`, interaction: this.interactions.seal({ ...rest, authenticated: true }), codes: outcome.recoveryCodes ?? [] };
-    sendFlowResult(reply, { kind: 'html', status: 200, body: render('recovery-codes', 'recovery.title', data, ctx), cookies, ...pageImages(ctx.logoUrl) });
+    sendFlowResult(reply, await this.pages.recoveryCodes(ctx, request, user, outcome.amr, outcome.recoveryCodes ?? [], req));
   }
 
   /** After the recovery codes: the pending request resumes with the session the enrolment signed in to. */

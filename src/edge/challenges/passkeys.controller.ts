@@ -56,7 +56,10 @@ export class PasskeysPagesController {
     sendFlowResult(reply, await this.enrolment(ctx, enrolling(request), user, 200));
   }
 
-  /** The new passkey's registration: when it verifies, the passkey is the user's and the sign-in completes. */
+  /**
+   * The new passkey's registration: when it verifies, the passkey is the user's and the sign-in
+   * completes; a user who had neither an app nor recovery codes is shown new ones first.
+   */
   @Post('mfa-passkey-enrol')
   async enrol(@Param('tenant') tenantId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const params = formParams(req);
@@ -65,6 +68,10 @@ export class PasskeysPagesController {
     if (outcome.kind !== 'proved') {
       const { status, notice } = this.pages.refusal(reply, outcome, 'passkeyEnrol.wrong');
       sendFlowResult(reply, await this.enrolment(ctx, request, user, status, notice));
+      return;
+    }
+    if (outcome.recoveryCodes) {
+      sendFlowResult(reply, await this.pages.recoveryCodes(ctx, request, user, outcome.amr, outcome.recoveryCodes, req));
       return;
     }
     sendFlowResult(reply, await this.pages.finish(tenant, request, user, outcome.amr, req));

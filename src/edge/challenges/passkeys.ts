@@ -97,8 +97,14 @@ export class Passkeys {
         ...(c.transports?.length ? { transports: c.transports.slice(0, 8) } : {}),
         multiDevice: credentialDeviceType === 'multiDevice',
       };
-      const done = await this.factors.run(tenantId, user.userId, { kind: 'RegisterPasskey', tenantId, userId: user.userId, passkey }, origin);
-      return done ? { kind: 'proved', amr: amrOf(passkey.multiDevice) } : this.failed(tenantId, user, origin);
+      // A user with neither an app nor recovery codes gets codes now, shown once (the decider keeps any they have).
+      const state = await this.factors.state(tenantId, user.userId);
+      const codes = !state.sealedTotpSecret && state.recoveryCodeHashes.length === 0 ? this.factors.newRecoveryCodes(tenantId, user.userId) : undefined;
+      const command = { kind: 'RegisterPasskey' as const, tenantId, userId: user.userId, passkey, ...(codes ? { recoveryCodeHashes: codes.recoveryCodeHashes } : {}) };
+      const done = await this.factors.run(tenantId, user.userId, command, origin);
+      if (!done) return this.failed(tenantId, user, origin);
+      const given = done.some((e) => e.type === 'PasskeyRegistered' && e.data.recoveryCodeHashes !== undefined);
+      return { kind: 'proved', amr: amrOf(passkey.multiDevice), ...(given && codes ? { recoveryCodes: codes.recoveryCodes } : {}) };
     });
   }
 

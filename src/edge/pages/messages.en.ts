@@ -93,6 +93,7 @@ export const EN = {
   'challenge.passkey.failed': 'No passkey was used. Try again, or use another way.',
   'challenge.passkey.wrong': 'The passkey could not be verified.',
   'challenge.passkey.noscript': 'Passkeys need JavaScript in your browser.',
+  'challenge.recovery.label': 'Lost your passkey? Enter a recovery code',
   'passkeyEnrol.title': 'Create a passkey',
   'passkeyEnrol.heading': 'Create a passkey',
   'passkeyEnrol.intro': 'Your account needs a passkey or security key as a second step of signing in. Create one now: your browser or device will guide you.',

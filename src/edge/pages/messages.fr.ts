@@ -91,6 +91,7 @@ export const FR: Messages = {
   'challenge.passkey.failed': "Aucune clé d'accès n'a été utilisée. Réessayez, ou choisissez un autre moyen.",
   'challenge.passkey.wrong': "La clé d'accès n'a pas pu être vérifiée.",
   'challenge.passkey.noscript': "Les clés d'accès nécessitent JavaScript dans votre navigateur.",
+  'challenge.recovery.label': "Clé d'accès perdue ? Saisissez un code de secours",
   'passkeyEnrol.title': "Créer une clé d'accès",
   'passkeyEnrol.heading': "Créer une clé d'accès",
   'passkeyEnrol.intro': "Votre compte exige une clé d'accès ou une clé de sécurité comme seconde étape de connexion. Créez-en une maintenant : votre navigateur ou votre appareil vous guidera.",
