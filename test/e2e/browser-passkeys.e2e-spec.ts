@@ -40,6 +40,7 @@ suite('passkeys in a browser', () => {
   let page: Page;
   let cdp: CDPSession;
   let authenticatorId: string;
+  let idToken: string;
   const csp: string[] = [];
 
   beforeAll(async () => {
@@ -83,7 +84,8 @@ suite('passkeys in a browser', () => {
     const url = new URL(callback.url());
     const res = new Response(null, { status: 302, headers: { location: url.href } });
     const tokens = await rp.redeem('web', { res, ...request, callback: url, loginShown: true });
-    return decodeJwt(tokens.id_token!).payload;
+    idToken = tokens.id_token!;
+    return decodeJwt(idToken).payload;
   }
 
   it('registers a passkey right after the password, shows the recovery codes, and signs in with it', async () => {
@@ -105,7 +107,13 @@ suite('passkeys in a browser', () => {
   });
 
   it('signs out, then signs in again with password and passkey (in French)', async () => {
-    await context.clearCookies();
+    // RP-initiated logout: the confirmation's sign-out button, then on to the client.
+    const logout = new URL(rp.as.end_session_endpoint!);
+    logout.search = new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: 'http://127.0.0.1:9999/bye' }).toString();
+    await page.goto(logout.href);
+    await page.waitForSelector('form');
+    await Promise.all([page.waitForRequest((r) => r.url().startsWith('http://127.0.0.1:9999/bye')), page.click('button[type="submit"]:not([name])')]);
+    expect((await context.cookies()).some((c) => c.name === 'sid')).toBe(false);
     const request = await signIn({ ui_locales: 'fr' });
     expect(page.url()).toContain('/acme/mfa?');
     expect(await page.getAttribute('html', 'lang')).toBe('fr');
