@@ -1,6 +1,6 @@
 import type { Projection } from './projection.js';
 
-type Policies = Partial<Record<'totp' | 'email_otp', 'required' | 'optional' | 'off'>>;
+type Policies = Partial<Record<'totp' | 'email_otp' | 'webauthn', 'required' | 'optional' | 'off'>>;
 
 /** A tenant's second factors and their per-client overrides, keyed by the tenant's id. */
 export interface ChallengesView {

@@ -49,11 +49,12 @@ const edgeControllers = [EdgesController, EdgeCertificatesController];
 const edgeProviders = [EdgeCa, { provide: EDGE_CERTIFICATE_SETTINGS, useFactory: () => edgeCertificateSettings() }];
 // Second factors (MFA).
 import { DeleteChallengesHandler, SaveChallengesHandler } from './challenges/challenges-commands.js';
+import { ResetSecondFactorsHandler, SecondFactorsAdminController } from './users/second-factors-admin.js';
 import { ChallengesController } from './challenges/challenges.controller.js';
 
 /** The edge pages' texts, theme and forms. */
-const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler, SaveThemeHandler, DeleteThemeHandler, SaveFormHandler, DeleteFormHandler, SaveChallengesHandler, DeleteChallengesHandler];
-const pageControllers = [LocalesController, ThemeController, FormsController, ChallengesController];
+const pageHandlers = [SaveLocaleHandler, DeleteLocaleHandler, SaveThemeHandler, DeleteThemeHandler, SaveFormHandler, DeleteFormHandler, SaveChallengesHandler, DeleteChallengesHandler, ResetSecondFactorsHandler];
+const pageControllers = [LocalesController, ThemeController, FormsController, ChallengesController, SecondFactorsAdminController];
 
 /** Scopes, resources, permissions, roles and role assignments. */
 const rbacHandlers = [SaveScopeHandler, DeleteScopeHandler, CreateResourceHandler, UpdateResourceHandler, DeleteResourceHandler, CreatePermissionHandler, UpdatePermissionHandler, DeletePermissionHandler, SaveRoleHandler, DeleteRoleHandler, AssignRoleHandler];

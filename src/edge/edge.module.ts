@@ -28,6 +28,9 @@ import { CONFIG, type Config } from '../config.js';
 import { ChallengesPagesController } from './challenges/challenges.controller.js';
 import { MAIL_PORT, mailPort } from './challenges/mailer.js';
 import { SecondFactors } from './challenges/second-factors.js';
+import { ChallengePages } from './challenges/challenge-pages.js';
+import { Passkeys } from './challenges/passkeys.js';
+import { PasskeysPagesController } from './challenges/passkeys.controller.js';
 import { SignInCompletion } from './login/sign-in-completion.js';
 import { AuthSessions } from './native/auth-sessions.js';
 import { NativeController } from './native/native.controller.js';
@@ -38,7 +41,7 @@ import { NATIVE_SECOND_FACTOR } from './native/native-second-factor.js';
 /** The traffic plane: browser login, registration and consent, the tenant's theme, /permissions/me and the proxy to resources, and the native apps' sign-in (/native/authorize). */
 @Module({
   imports: [AuthCoreModule, CqrsModule, CentralCoreModule],
-  controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController, DeviceController, ChallengesPagesController, NativeController],
+  controllers: [LoginController, ConsentController, ThemeAssetsController, RegistrationController, PermissionsController, DeviceController, ChallengesPagesController, PasskeysPagesController, NativeController],
   providers: [
     SignInLimits,
     PasswordSignIn,
@@ -58,6 +61,8 @@ import { NATIVE_SECOND_FACTOR } from './native/native-second-factor.js';
     { provide: MAIL_PORT, useFactory: (config: Config) => mailPort(config.mail), inject: [CONFIG] },
     SecondFactors,
     SignInCompletion,
+    Passkeys,
+    ChallengePages,
     // Native apps (/native/authorize), with the tenant's second factors.
     AuthSessions,
     NativeFlow,

@@ -160,18 +160,19 @@ export async function freePort(): Promise<number> {
  * bootstrap above. `seed` may write into the data directory first (a log left by an older
  * version, say); `publicUrl` replaces the server's own address as PUBLIC_URL (an https one, as
  * behind a TLS-terminating proxy, while the tests still speak http to the server); `env` sets
- * more environment variables (settings) for it.
+ * more environment variables (settings) for it; `host` names the server's address in place of 127.0.0.1.
  */
 export async function startTestServer(
   bootstrap = BOOTSTRAP_YAML,
-  options: { trustProxy?: string[]; seed?: (dataDir: string) => Promise<void>; publicUrl?: string; env?: Record<string, string> } = {},
+  options: { trustProxy?: string[]; seed?: (dataDir: string) => Promise<void>; publicUrl?: string; env?: Record<string, string>; host?: string } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'authserver-e2e-'));
   const file = join(dataDir, 'bootstrap.yaml');
   writeFileSync(file, bootstrap);
   await options.seed?.(dataDir);
   const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
+  // `host: 'localhost'` for WebAuthn in a browser: an IP address cannot be an RP ID, and plain http is a secure context on localhost only.
+  const baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`;
   Object.assign(process.env, { PORT: String(port), PUBLIC_URL: options.publicUrl ?? baseUrl, DATA_DIR: dataDir, BOOTSTRAP_FILE: file, LOG_LEVEL: 'error', ...options.env });
   // Sign-ins cost scrypt at N = 2^10 here, not 2^15: the suite tests what is hashed and checked, not how slowly.
   usePasswordHashTestCost();

@@ -47,8 +47,17 @@ export interface AuthorizationRequest {
   /**
    * MFA: set once the password was right and a second factor is due: the user who typed it, the
    * factors they may answer with, and the sealed secret of an authenticator app being set up.
+   * Passkeys: `enrolWebauthn` when one is to be registered, and the WebAuthn challenge the page
+   * last asked the authenticator to sign (single use, until `expiresAt`, in seconds).
    */
-  secondFactor?: { userId: string; factors: Array<'totp' | 'email_otp'>; enrolTotp?: string; emailSent?: true };
+  secondFactor?: {
+    userId: string;
+    factors: Array<'totp' | 'email_otp' | 'webauthn'>;
+    enrolTotp?: string;
+    emailSent?: true;
+    enrolWebauthn?: true;
+    passkeyChallenge?: { value: string; expiresAt: number };
+  };
   /** Device grant (RFC 8628): set on the user-code page's interactions, with the key of the device authorization once a code names one. */
   device?: { key?: string };
 }

@@ -10,7 +10,7 @@ import { DeleteChallenges, SaveChallenges } from './challenges-commands.js';
 import { challengesDefinitionOf, ChallengesDto, challengesRepresentation } from './challenges.dto.js';
 
 /**
- * `{issuer}/configuration/challenges`: the tenant's second factors (`totp`, `email_otp`), each
+ * `{issuer}/configuration/challenges`: the tenant's second factors (`totp`, `email_otp`, `webauthn`), each
  * `required`, `optional` or `off`, and per client the policies that replace the tenant's.
  * Deleting it asks no second factor any more (enrolled factors stay with their users); a merge
  * patch's `null` removes a factor or a client's override.

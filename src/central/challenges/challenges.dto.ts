@@ -15,6 +15,10 @@ export class FactorPoliciesDto {
   @IsOptional()
   @IsIn(FACTOR_POLICIES)
   email_otp?: string;
+
+  @IsOptional()
+  @IsIn(FACTOR_POLICIES)
+  webauthn?: string;
 }
 
 /** The tenant's second factors, and per client_id the policies that replace the tenant's for that client. */

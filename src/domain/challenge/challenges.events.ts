@@ -1,7 +1,7 @@
 import type { DomainEvent } from '../shared/decider.js';
 
-/** The second factors a tenant may ask for. */
-export const FACTORS = ['totp', 'email_otp'] as const;
+/** The second factors a tenant may ask for; `webauthn`: a passkey or security key (WebAuthn Level 3). */
+export const FACTORS = ['totp', 'email_otp', 'webauthn'] as const;
 export type Factor = (typeof FACTORS)[number];
 
 /** `required`: every sign-in proves it (enrolling first if need be); `optional`: users who enrolled prove it; `off`: never asked. */

@@ -1,7 +1,11 @@
 import type { DomainEvent } from '../shared/decider.js';
 
-/** The one-time JWTs whose `jti` the server remembers: client assertions (RFC 7523) and DPoP proofs (RFC 9449); and the steps of a native sign-in (`auth_session`, its own id). */
-export type OneTimeJwtKind = 'client_assertion' | 'dpop_proof' | 'auth_session';
+/**
+ * The one-time JWTs whose `jti` the server remembers: client assertions (RFC 7523) and DPoP
+ * proofs (RFC 9449); the steps of a native sign-in (`auth_session`, its own id); and the
+ * WebAuthn challenges of the passkey pages (`webauthn_challenge`, the challenge itself).
+ */
+export type OneTimeJwtKind = 'client_assertion' | 'dpop_proof' | 'auth_session' | 'webauthn_challenge';
 
 /**
  * A one-time JWT was accepted: its `jti` is used up for its lifetime. Appended as the first

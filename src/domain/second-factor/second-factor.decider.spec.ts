@@ -57,4 +57,48 @@ describe('second factor decider', () => {
       expect(given(secondFactorDecider, [...events, ...given(secondFactorDecider).when(send)]).when(answer('h'))[0].type).toBe('EmailCodeAccepted');
     });
   });
+
+  describe('passkeys', () => {
+    const passkey = { credentialId: 'cred-1', publicKey: 'pk', counter: 0, transports: ['internal'], multiDevice: false };
+    const register: SecondFactorCommand = { kind: 'RegisterPasskey', ...of, passkey };
+    const use = (counter: number, credentialId = 'cred-1'): SecondFactorCommand => ({ kind: 'UsePasskey', ...of, credentialId, counter });
+    const registered = given(secondFactorDecider).after(register);
+
+    it('registers a credential once, and knows no other', () => {
+      expect(given(secondFactorDecider).when(register)).toEqual([{ type: 'PasskeyRegistered', data: { ...of, ...passkey } }]);
+      expect(given(secondFactorDecider, registered).refused(register)).toBe('already_exists');
+      expect(given(secondFactorDecider, registered).refused(use(1, 'cred-2'))).toBe('not_found');
+    });
+
+    it('gives recovery codes with a passkey to a user who has none, and keeps an app\'s', () => {
+      const withCodes: SecondFactorCommand = { ...register, recoveryCodeHashes: ['p1'] } as SecondFactorCommand;
+      expect(given(secondFactorDecider).when(withCodes)).toEqual([{ type: 'PasskeyRegistered', data: { ...of, ...passkey, recoveryCodeHashes: ['p1'] } }]);
+      const s = given(secondFactorDecider, given(secondFactorDecider).after(withCodes));
+      expect(s.refused({ kind: 'UseRecoveryCode', ...of, recoveryCodeHash: 'p1' })).toBe('no error');
+      expect(given(secondFactorDecider, enrolled).when(withCodes)).toEqual([{ type: 'PasskeyRegistered', data: { ...of, ...passkey } }]);
+      expect(given(secondFactorDecider, given(secondFactorDecider, enrolled).after(withCodes)).state.recoveryCodeHashes).toEqual(['r1', 'r2']);
+    });
+
+    it('refuses a counter that does not grow, once either side kept one', () => {
+      const s = given(secondFactorDecider, registered);
+      expect(s.when(use(0))).toEqual([{ type: 'PasskeyUsed', data: { ...of, credentialId: 'cred-1', counter: 0 } }]);
+      const counted = given(secondFactorDecider, s.after(use(5)));
+      expect(counted.refused(use(5))).toBe('code_replayed');
+      expect(counted.refused(use(4))).toBe('code_replayed');
+      expect(counted.refused(use(0))).toBe('code_replayed');
+      expect(counted.refused(use(6))).toBe('no error');
+    });
+
+    it('a reset removes the app, recovery codes, passkeys and a pending e-mail code; nothing to reset is no event', () => {
+      const reset: SecondFactorCommand = { kind: 'ResetSecondFactors', ...of };
+      expect(given(secondFactorDecider).when(reset)).toEqual([]);
+      const all = [...enrolled, ...given(secondFactorDecider, enrolled).when(register)];
+      expect(given(secondFactorDecider, all).when(reset)).toEqual([{ type: 'SecondFactorsReset', data: { ...of, totp: true, passkeys: 1 } }]);
+      const after = given(secondFactorDecider, given(secondFactorDecider, all).after(reset));
+      expect(after.refused(use(9))).toBe('not_found');
+      expect(after.refused({ kind: 'UseRecoveryCode', ...of, recoveryCodeHash: 'r1' })).toBe('code_invalid');
+      expect(after.refused(accept(500))).toBe('not_found');
+      expect(after.refused(enrol)).toBe('no error');
+    });
+  });
 });

@@ -19,7 +19,35 @@ export type EmailCodeSent = DomainEvent<'EmailCodeSent', Of & { emailCodeHash: s
 export type EmailCodeAccepted = DomainEvent<'EmailCodeAccepted', Of>;
 /** A wrong answer to the e-mail code; past the last allowed one, the code is dead. */
 export type EmailCodeFailed = DomainEvent<'EmailCodeFailed', Of & { attempts: number }>;
-/** A wrong TOTP or recovery code (also counted by the sign-in limits). */
-export type SecondFactorFailed = DomainEvent<'SecondFactorFailed', Of & { factor: 'totp' | 'recovery_code' }>;
+/** A wrong TOTP or recovery code, or a passkey's assertion refused (also counted by the sign-in limits). */
+export type SecondFactorFailed = DomainEvent<'SecondFactorFailed', Of & { factor: 'totp' | 'recovery_code' | 'webauthn' }>;
 
-export type SecondFactorEvent = TotpEnrolled | TotpCodeAccepted | RecoveryCodeUsed | EmailCodeSent | EmailCodeAccepted | EmailCodeFailed | SecondFactorFailed;
+/**
+ * A passkey registered (WebAuthn): its credential id and COSE public key, base64url (neither is
+ * a secret: the key only verifies), the signature counter it started at, its transports, and
+ * whether it may be synced to other devices (`multiDevice`, the backup-eligible flag); for a
+ * user who had no recovery codes, the keyed hashes of those shown once.
+ */
+export type PasskeyRegistered = DomainEvent<
+  'PasskeyRegistered',
+  Of & { credentialId: string; publicKey: string; counter: number; transports?: string[]; multiDevice: boolean; recoveryCodeHashes?: string[] }
+>;
+/** A passkey's assertion was accepted, with the signature counter the authenticator reported. */
+export type PasskeyUsed = DomainEvent<'PasskeyUsed', Of & { credentialId: string; counter: number }>;
+/**
+ * Every second factor of the user removed (by the actor in the metadata): the app's secret,
+ * the recovery codes, the passkeys, a pending e-mail code. What was removed, counted.
+ */
+export type SecondFactorsReset = DomainEvent<'SecondFactorsReset', Of & { totp: boolean; passkeys: number }>;
+
+export type SecondFactorEvent =
+  | TotpEnrolled
+  | TotpCodeAccepted
+  | RecoveryCodeUsed
+  | EmailCodeSent
+  | EmailCodeAccepted
+  | EmailCodeFailed
+  | SecondFactorFailed
+  | PasskeyRegistered
+  | PasskeyUsed
+  | SecondFactorsReset;

@@ -35,9 +35,12 @@ export interface TotpEnrolment {
   qrSvg: string;
 }
 
-/** An answer to a second-factor challenge: `totp` takes an app's code or a recovery code. */
+/**
+ * An answer to a second-factor challenge: `totp` takes an app's code or a recovery code;
+ * `recovery_code` a recovery code alone (a user with a passkey and no app).
+ */
 export interface FactorAnswer {
-  factor: 'totp' | 'email_otp';
+  factor: 'totp' | 'email_otp' | 'recovery_code';
   code: string;
 }
 
@@ -72,7 +75,7 @@ export class SecondFactors {
   async need(tenantId: string, clientId: string, user: UserView, acrValues?: readonly string[]): Promise<SecondFactorNeed> {
     const [view, state] = await Promise.all([this.reads.get<ChallengesView>('challenges', tenantId), this.state(tenantId, user.userId)]);
     const policy = policyFor(view ?? undefined, clientId);
-    return secondFactorNeed(policy, { totpEnrolled: state.sealedTotpSecret !== undefined, hasEmail: emailOf(user) !== undefined }, mfaRequested(acrValues));
+    return secondFactorNeed(policy, { totpEnrolled: state.sealedTotpSecret !== undefined, hasEmail: emailOf(user) !== undefined, webauthnEnrolled: state.passkeys.length > 0 }, mfaRequested(acrValues));
   }
 
   /** The `amr` of a sign-in with the password alone. */
@@ -104,8 +107,7 @@ export class SecondFactors {
     return this.attempt(tenantId, user, origin, async () => {
       const step = matchingStep(secret, code.trim(), this.clock.seconds());
       if (step === undefined) return undefined;
-      const recoveryCodes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
-      const recoveryCodeHashes = recoveryCodes.map((c) => this.recoveryHash(tenantId, user.userId, c));
+      const { recoveryCodes, recoveryCodeHashes } = this.newRecoveryCodes(tenantId, user.userId);
       const done = await this.run(tenantId, user.userId, { kind: 'EnrolTotp', tenantId, userId: user.userId, sealedTotpSecret, recoveryCodeHashes, step }, origin);
       return done ? { kind: 'proved', amr: AMR_OTP, recoveryCodes } : undefined;
     });
@@ -124,7 +126,9 @@ export class SecondFactors {
 
   /** Checks an answer to a challenge `need` asked for; right answers are spent (a TOTP step, a recovery code, an e-mail code: once each). */
   async verify(tenantId: string, user: UserView, answer: FactorAnswer, allowed: readonly Factor[], origin: RequestOrigin): Promise<FactorOutcome> {
-    if (!allowed.includes(answer.factor)) return { kind: 'wrong' };
+    // Recovery codes stand in for the factors they were given with: an app or a passkey.
+    const stands = answer.factor === 'recovery_code' ? allowed.includes('totp') || allowed.includes('webauthn') : allowed.includes(answer.factor);
+    if (!stands) return { kind: 'wrong' };
     const code = answer.code.trim();
     return this.attempt(tenantId, user, origin, async () => {
       const of = { tenantId, userId: user.userId };
@@ -132,10 +136,10 @@ export class SecondFactors {
         const events = await this.run(tenantId, user.userId, { kind: 'AnswerEmailCode', ...of, emailCodeHash: this.emailHash(tenantId, user.userId, code), now: this.clock.seconds() }, origin);
         return events?.some((e) => e.type === 'EmailCodeAccepted') ? { kind: 'proved', amr: AMR_OTP } : undefined;
       }
-      const state = await this.state(tenantId, user.userId);
-      if (!state.sealedTotpSecret) return undefined;
-      if (/^\d{6}$/.test(code)) {
-        const step = matchingStep(this.open(tenantId, user.userId, state.sealedTotpSecret), code, this.clock.seconds());
+      const { sealedTotpSecret } = await this.state(tenantId, user.userId);
+      if (answer.factor === 'totp' && !sealedTotpSecret) return undefined;
+      if (sealedTotpSecret && answer.factor === 'totp' && /^\d{6}$/.test(code)) {
+        const step = matchingStep(this.open(tenantId, user.userId, sealedTotpSecret), code, this.clock.seconds());
         const accepted = step !== undefined && (await this.run(tenantId, user.userId, { kind: 'AcceptTotp', ...of, step }, origin));
         if (accepted) return { kind: 'proved', amr: AMR_OTP };
         await this.run(tenantId, user.userId, { kind: 'RecordFailure', ...of, factor: 'totp' }, origin);
@@ -148,13 +152,22 @@ export class SecondFactors {
     });
   }
 
+  /** New recovery codes for `userId` (to be shown once), and their keyed hashes (for the log). */
+  newRecoveryCodes(tenantId: string, userId: string): { recoveryCodes: string[]; recoveryCodeHashes: string[] } {
+    const recoveryCodes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+    return { recoveryCodes, recoveryCodeHashes: recoveryCodes.map((c) => this.recoveryHash(tenantId, userId, c)) };
+  }
+
   /** The current TOTP step (for tests and pages that show how long a code lasts). */
   step(): number {
     return totpStep(this.clock.seconds());
   }
 
-  /** Runs `check` within the sign-in limits of the user's username and the request's address; undefined from `check` is a wrong answer. */
-  private async attempt(tenantId: string, user: UserView, origin: RequestOrigin, check: () => Promise<FactorOutcome | undefined>): Promise<FactorOutcome> {
+  /**
+   * Runs `check` within the sign-in limits of the user's username and the request's address;
+   * undefined from `check` is a wrong answer. Shared with the passkeys (passkeys.ts).
+   */
+  async attempt(tenantId: string, user: UserView, origin: RequestOrigin, check: () => Promise<FactorOutcome | undefined>): Promise<FactorOutcome> {
     const millis = () => this.clock.now().getTime();
     const result = await this.limits.attempt({ tenantId, username: user.username, address: origin.sourceIp }, millis, async () => {
       const outcome = await check();
@@ -164,8 +177,8 @@ export class SecondFactors {
     return result.outcome ?? { kind: 'wrong' };
   }
 
-  /** The events decided, or undefined when the command was refused (a replayed step, a spent code). */
-  private async run(tenantId: string, userId: string, command: SecondFactorCommand, origin: RequestOrigin) {
+  /** The events decided, or undefined when the command was refused (a replayed step, a spent code, a counter gone back). */
+  async run(tenantId: string, userId: string, command: SecondFactorCommand, origin: RequestOrigin) {
     try {
       const outcome = await this.aggregates.execute(streams.secondFactors(tenantId, userId), secondFactorDecider, command, { tenantId, actor: `user:${userId}`, now: this.clock.now(), ...origin });
       return outcome.events;
@@ -175,7 +188,8 @@ export class SecondFactors {
     }
   }
 
-  private async state(tenantId: string, userId: string): Promise<SecondFactorState> {
+  /** The user's second factors as decided on their stream. */
+  async state(tenantId: string, userId: string): Promise<SecondFactorState> {
     return (await this.aggregates.load(streams.secondFactors(tenantId, userId), secondFactorDecider)).state;
   }
 

@@ -91,8 +91,9 @@ export class LoginController {
     }
     if (need.kind !== 'none') {
       const enrolTotp = need.kind === 'enrol-totp' ? (await this.factors.beginEnrolment(tenantId, user)).sealedTotpSecret : undefined;
-      const pending = this.interactions.seal({ ...request, secondFactor: { userId: user.userId, factors: need.kind === 'prove' ? need.factors : [], ...(enrolTotp ? { enrolTotp } : {}) } });
-      const path = enrolTotp ? 'mfa-enrol' : 'mfa';
+      const enrolWebauthn = need.kind === 'enrol-webauthn';
+      const pending = this.interactions.seal({ ...request, secondFactor: { userId: user.userId, factors: need.kind === 'prove' ? need.factors : [], ...(enrolTotp ? { enrolTotp } : {}), ...(enrolWebauthn ? { enrolWebauthn } : {}) } });
+      const path = enrolTotp ? 'mfa-enrol' : enrolWebauthn ? 'mfa-passkey-enrol' : 'mfa';
       sendFlowResult(reply, { kind: 'redirect', location: `${this.directory.issuer(tenantId)}/${path}?interaction=${encodeURIComponent(pending)}` });
       return;
     }

@@ -13,7 +13,8 @@ const FACTOR_OF = { totp: 'totp', email: 'email_otp' } as const;
  * /native/authorize's second factors are the tenant's (the challenges kind): the same policy
  * per client, the same TOTP secrets, recovery codes, e-mail codes and sign-in limits as the
  * sign-in page. What a browser alone can do is sent to the browser: setting up an
- * authenticator app (it shows a QR code and the recovery codes) is `redirect_to_web`.
+ * authenticator app (it shows a QR code and the recovery codes), registering a passkey, and
+ * signing in with a passkey when it is the only factor the user has are `redirect_to_web`.
  */
 @Injectable()
 export class MfaSecondFactor implements NativeSecondFactor {
@@ -33,11 +34,15 @@ export class MfaSecondFactor implements NativeSecondFactor {
         return null;
       case 'enrol-totp':
         throw new RedirectToWeb('the user must set up an authenticator app in the browser first');
+      case 'enrol-webauthn':
+        throw new RedirectToWeb('the user must register a passkey in the browser first');
       case 'unavailable':
         throw new AccessDenied('a second factor is required and the user has none this client accepts');
       case 'prove': {
         // An app's code when the user has one (it also takes a recovery code); else a code by e-mail.
         if (need.factors.includes('totp')) return { method: 'totp' };
+        // WebAuthn needs a browser (the origin is the issuer's): a user with a passkey only signs in there.
+        if (!need.factors.includes('email_otp')) throw new RedirectToWeb('the user signs in with a passkey, in the browser');
         const texts = (await this.pages.forLanguage(s.tenantId, s.uiLocales, undefined)).messages;
         await this.factors.sendEmailCode(s.tenantId, user, { subject: texts['challenge.email.subject'], body: texts['challenge.email.body'] }, s.origin);
         return { method: 'email', hint: maskedEmail(user) };
