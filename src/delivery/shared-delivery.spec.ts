@@ -171,4 +171,35 @@ describe('deliveries shared by two servers on one store', () => {
     for (const [r, tokens] of expected) expect(tokensOf(r)).toEqual([...tokens].sort());
     expect(await aPending()).toEqual([]);
   });
+
+  it('hands partitions to a server that joins while deliveries are retried, sending none of them twice', async () => {
+    const { ofA, ofB } = await receiversOfBoth(3);
+    // Every receiver refuses its first five POSTs (one per token): every delivery waits for a retry while the partitions move.
+    for (const r of [...ofA, ...ofB]) r.statuses.push(503, 503, 503, 503, 503);
+    const expected = await revoke(30, [...ofA, ...ofB]);
+    while ([...expected].some(([r]) => r.taken.length < 5)) {
+      for (const s of [a, b]) await s.shared.poll();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+
+    const c = server('c', events, reads, leases, clock);
+    c.sender.start();
+    try {
+      for (let i = 0; i < 2; i++) for (const s of [c, a, b]) await s.shared.shares.turn();
+      expect([a, b, c].map((s) => s.shared.partitions.length).sort()).toEqual([10, 11, 11]);
+      const deadline = Date.now() + 20_000;
+      while ([...expected].some(([r, tokens]) => r.taken.length < 2 * tokens.length) && Date.now() < deadline) {
+        for (const s of [a, b, c]) await s.shared.poll();
+        clock.advance(60_000);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      for (let i = 0; i < 3; i++) for (const s of [a, b, c]) await s.shared.poll();
+      await new Promise((r) => setTimeout(r, 200));
+      // The first POST of each token was refused; then each came once more, and was taken.
+      for (const [r, tokens] of expected) expect(r.taken.slice(5).map((p) => new URLSearchParams(p.body).get('logout_token')).sort()).toEqual([...tokens].sort());
+    } finally {
+      await c.shared.stop();
+      await c.sender.stop();
+    }
+  });
 });
