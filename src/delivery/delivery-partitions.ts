@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
  */
 export const DELIVERY_PARTITIONS = 32;
 
-const byOrigin = new Map<string, number>();
+const byUri = new Map<string, number>();
 
 /**
  * A delivery's partition, from its receiver's origin (scheme, host and port): every delivery
@@ -15,13 +15,13 @@ const byOrigin = new Map<string, number>();
  * across servers as it does within one.
  */
 export function partitionOf(uri: string): number {
-  const origin = URL.canParse(uri) ? new URL(uri).origin : uri;
-  let p = byOrigin.get(origin);
+  let p = byUri.get(uri);
   if (p === undefined) {
+    const origin = URL.canParse(uri) ? new URL(uri).origin : uri;
     p = createHash('sha256').update(origin).digest().readUInt32BE(0) % DELIVERY_PARTITIONS;
     // Receivers come and go with registrations: the memo is bounded, not a leak.
-    if (byOrigin.size >= 10_000) byOrigin.clear();
-    byOrigin.set(origin, p);
+    if (byUri.size >= 10_000) byUri.clear();
+    byUri.set(uri, p);
   }
   return p;
 }
