@@ -4,6 +4,7 @@ import { CONFIG, type Config } from '../config.js';
 import { EVENT_STORE, type EventStore } from '../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../infrastructure/nest/clock.js';
 import { DeliveryKinds, type DeliveryKind, type Outcome, type RenderedRequest } from './delivery-kind.js';
+import { partitionOf } from './delivery-partitions.js';
 import { retryDelay, type DeliverySettings } from './delivery-settings.js';
 import { type Delivery, deliveryKey, DeliveryStore } from './delivery-store.js';
 import { DueHeap } from './due-heap.js';
@@ -57,6 +58,11 @@ export class DeliverySender {
   private stopped = false;
   /** Where failures of the sender's own bookkeeping are reported. */
   logger?: (message: string) => void;
+  /** The partitions this server sends, when several share the deliveries (delivery-shares.ts); absent: all of them. */
+  owns?: (partition: number) => boolean;
+  /** Deliveries that left this sender (delivered, dead-lettered), each with its rank: what a read of the store begun before then may still show as pending. */
+  private readonly settled = new Map<string, number>();
+  private settledCount = 0;
 
   constructor(
     @Inject(CONFIG) config: Config,
@@ -89,7 +95,7 @@ export class DeliverySender {
   /** Takes a pending delivery, to attempt once its `nextAttemptAt` has come. */
   enqueue(d: Delivery): void {
     const key = deliveryKey(d.tenantId, d.deliveryId);
-    if (d.status !== 'pending' || this.deliveries.has(key)) return;
+    if (d.status !== 'pending' || this.deliveries.has(key) || !this.sends(d)) return;
     this.deliveries.set(key, d);
     this.waiting.push(d.nextAttemptAt, key);
     this.schedulePump();
@@ -205,11 +211,12 @@ export class DeliverySender {
       this.logger?.(`${d.kind} delivery ${d.deliveryId}: outcome not recorded, retrying: ${(error as Error).message}`);
       next = { ...d, nextAttemptAt: now + this.settings.firstRetryMs };
     }
-    if (next?.status === 'pending' && !this.stopped) {
+    if (next?.status === 'pending' && !this.stopped && this.sends(next)) {
       this.deliveries.set(key, next);
       this.waiting.push(next.nextAttemptAt, key);
     } else {
       this.deliveries.delete(key);
+      this.settle(key);
     }
     if (recorded !== undefined && kind.afterOutcome) {
       await kind.afterOutcome(next ?? base, result, recorded).catch((error: Error) => this.logger?.(`${d.kind} delivery ${d.deliveryId}: after ${result}: ${error.message}`));
@@ -239,6 +246,7 @@ export class DeliverySender {
     } catch (error) {
       this.logger?.(`${d.kind} delivery ${d.deliveryId}: not attempted, retrying: ${(error as Error).message}`);
       const later: Delivery = { ...d, nextAttemptAt: this.clock.now().getTime() + this.settings.firstRetryMs };
+      if (!this.sends(later)) return false;
       this.deliveries.set(key, later);
       this.waiting.push(later.nextAttemptAt, key);
     }
@@ -254,5 +262,50 @@ export class DeliverySender {
       return { error: String((error as Error)?.message ?? 'request failed').slice(0, 200) };
     }
     return this.pools.post(request.url, request.headers, request.body, this.clock.now().getTime(), request.publicOnly === true);
+  }
+
+  // Sharing the deliveries with other servers (delivery-shares.ts): which ones this sender takes.
+
+  private sends(d: Delivery): boolean {
+    return this.owns === undefined || this.owns(partitionOf(d.uri));
+  }
+
+  private settle(key: string): void {
+    if (this.owns !== undefined) this.settled.set(key, ++this.settledCount);
+  }
+
+  /** A mark to take before reading pending deliveries from the store, for `adopt`. */
+  get mark(): number {
+    return this.settledCount;
+  }
+
+  /**
+   * Takes the pending deliveries a read of the store found (made by another server's follower,
+   * or before this server held their partition), but none that left this sender after the read
+   * began (`mark`): the read may show one just delivered as still pending.
+   */
+  adopt(found: readonly Delivery[], mark: number): void {
+    for (const d of found) {
+      const key = deliveryKey(d.tenantId, d.deliveryId);
+      if ((this.settled.get(key) ?? 0) <= mark) this.enqueue(d);
+    }
+  }
+
+  /** Forgets what settled before `mark`: a read begun after it shows them as they are. */
+  forgetSettled(mark: number): void {
+    for (const [key, rank] of this.settled) if (rank <= mark) this.settled.delete(key);
+  }
+
+  /**
+   * Stops sending a partition this server no longer holds (`owns` says so already): its
+   * waiting deliveries are forgotten, and its attempts in flight finish with their outcomes
+   * stored, so that the next holder reads each as it stands.
+   */
+  async drop(partition: number): Promise<void> {
+    for (const [key, d] of this.deliveries) if (partitionOf(d.uri) === partition) this.deliveries.delete(key);
+    // Nothing of it stays queued: taken again later, a delivery is queued once only.
+    this.waiting.retain((key) => this.deliveries.has(key));
+    for (const [origin, r] of this.receivers) if (partitionOf(origin) === partition) r.ready = new Fifo();
+    await Promise.allSettled([...this.inFlight]);
   }
 }

@@ -2,8 +2,8 @@ import { deliverySettings, retryDelay } from './delivery-settings.js';
 import { DueHeap } from './due-heap.js';
 
 describe('delivery settings', () => {
-  it('defaults to a 5 s timeout, a first retry after about a second, delays up to 5 minutes, an hour of retries, 4 POSTs per receiver; webhooks paused after 5 dead letters in a row, replays of up to 10,000 events', () => {
-    expect(deliverySettings({})).toEqual({ timeoutMs: 5000, firstRetryMs: 1000, maxRetryDelayMs: 300_000, retryWindowMs: 3_600_000, perReceiver: 4, webhookPauseAfter: 5, webhookReplayMax: 10_000 });
+  it('defaults to a 5 s timeout, a first retry after about a second, delays up to 5 minutes, an hour of retries, 4 POSTs per receiver; webhooks paused after 5 dead letters in a row, replays of up to 10,000 events; shared delivery leases of 15 s, read every 500 ms', () => {
+    expect(deliverySettings({})).toEqual({ timeoutMs: 5000, firstRetryMs: 1000, maxRetryDelayMs: 300_000, retryWindowMs: 3_600_000, perReceiver: 4, webhookPauseAfter: 5, webhookReplayMax: 10_000, leaseTtlMs: 15_000, pollMs: 500 });
   });
 
   it('refuses a setting that is not a whole number in range', () => {
@@ -31,5 +31,13 @@ describe('DueHeap', () => {
     expect(heap.size).toBe(2);
     expect(heap.popDue(8)).toEqual(['e']);
     expect(heap.popDue(100)).toEqual(['z']);
+  });
+
+  it('keeps only the keys asked for, still in order', () => {
+    const heap = new DueHeap();
+    for (const [at, key] of [[5, 'e'], [1, 'a'], [4, 'd'], [2, 'b'], [3, 'c']] as const) heap.push(at, key);
+    heap.retain((key) => key !== 'b' && key !== 'd');
+    expect(heap.size).toBe(3);
+    expect(heap.popDue(100)).toEqual(['a', 'c', 'e']);
   });
 });

@@ -14,6 +14,10 @@ export interface DeliverySettings {
   webhookPauseAfter: number;
   /** Webhooks: the most events one replay request sends again. */
   webhookReplayMax: number;
+  /** Several servers on one shared store: how long a server's delivery leases last unrenewed (its work waits that long when it dies), in milliseconds. */
+  leaseTtlMs: number;
+  /** Several servers on one shared store: how often a server reads the deliveries other servers' followers made for its partitions, in milliseconds. */
+  pollMs: number;
 }
 
 function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
@@ -32,6 +36,8 @@ export function deliverySettings(env: NodeJS.ProcessEnv = process.env): Delivery
     perReceiver: whole(env, 'DELIVERY_CONCURRENCY_PER_RECEIVER', 4, 1),
     webhookPauseAfter: whole(env, 'WEBHOOK_PAUSE_AFTER_DEAD_LETTERS', 5, 1),
     webhookReplayMax: whole(env, 'WEBHOOK_REPLAY_MAX', 10000, 1),
+    leaseTtlMs: whole(env, 'DELIVERY_LEASE_TTL', 15, 3) * 1000,
+    pollMs: whole(env, 'DELIVERY_POLL_MS', 500, 50),
   };
 }
 

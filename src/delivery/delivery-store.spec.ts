@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { tempDir } from '../../test/support/temp-dir.js';
 import { SqliteReadStore } from '../infrastructure/read-store/sqlite-read-store.js';
+import { partitionOf } from './delivery-partitions.js';
 import { DeliveryStore } from './delivery-store.js';
 
 describe('delivery store', () => {
@@ -31,6 +32,25 @@ describe('delivery store', () => {
     expect(await store.checkpoint('a_follower')).toBe(42);
     expect(await store.checkpoint('b_follower')).toBe(0);
     expect(await store.pending()).toEqual([d]);
+    await reads.close();
+  });
+
+  it('finds the pending deliveries of a partition, those stored before deliveries had one once they are given theirs', async () => {
+    const reads = new SqliteReadStore(join(tempDir('deliveries-'), 'r.db'));
+    const store = new DeliveryStore(reads);
+    await store.prepare();
+    const uri = 'http://127.0.0.1:9/logout';
+    const d = { tenantId: 't1', deliveryId: 'd3', kind: 'webhook', receiverId: 'w1', uri, data: {}, cause: 'SessionRevoked', causeEventId: 'e3', status: 'pending' as const, attempts: 0, nextAttemptAt: 1, createdAt: 'x', updatedAt: 'x' };
+    await store.checkpoint('a_follower');
+    await store.created([d], 'a_follower', 1);
+    await store.save({ ...d, deliveryId: 'd4', status: 'dead' });
+    await reads.commit('backchannel_deliveries', [{ id: 't1/old', doc: { ...d, deliveryId: 'old' }, position: 1 }], 0);
+
+    expect((await store.pendingIn(partitionOf(uri))).map((x) => x.deliveryId)).toEqual(['d3']);
+    await store.partitionOlder();
+    expect((await store.pendingIn(partitionOf(uri))).map((x) => x.deliveryId).sort()).toEqual(['d3', 'old']);
+    expect(await store.pendingIn((partitionOf(uri) + 1) % 32)).toEqual([]);
+    expect(await store.get('t1', 'old')).toEqual({ ...d, deliveryId: 'old' });
     await reads.close();
   });
 });

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type DocumentWrite, READ_STORE, type ReadStore } from '../infrastructure/read-store/read-store.port.js';
+import { partitionOf } from './delivery-partitions.js';
 
 /**
  * One message of one kind (`backchannel_logout`, `webhook`, ...) to deliver to one receiver.
@@ -44,7 +45,7 @@ export class DeliveryStore {
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
 
   async prepare(): Promise<void> {
-    await this.reads.prepareView(DELIVERIES, 1, [{ fields: ['status'] }, { fields: ['tenantId', 'status'] }, { fields: ['tenantId', 'kind', 'receiverId', 'status'] }]);
+    await this.reads.prepareView(DELIVERIES, 1, [{ fields: ['status'] }, { fields: ['tenantId', 'status'] }, { fields: ['tenantId', 'kind', 'receiverId', 'status'] }, { fields: ['status', 'partition'] }]);
   }
 
   /** A follower's checkpoint (a view of no documents, moved in the same commit as the deliveries it creates). */
@@ -55,7 +56,7 @@ export class DeliveryStore {
 
   /** Records new deliveries and the follower's position in one atomic step: a crash leaves both or neither. */
   async created(deliveries: readonly Delivery[], follower: string, position: number): Promise<void> {
-    const writes = deliveries.map((d) => ({ id: deliveryKey(d.tenantId, d.deliveryId), doc: { ...d }, position }));
+    const writes = deliveries.map((d) => ({ id: deliveryKey(d.tenantId, d.deliveryId), doc: stored(d), position }));
     await this.reads.commitAll([
       { view: DELIVERIES, writes, checkpoint: 0 },
       { view: follower, writes: [], checkpoint: position },
@@ -67,7 +68,7 @@ export class DeliveryStore {
    * event. Saves made while a commit is under way go together in the next one.
    */
   save(d: Delivery, remove = false): Promise<void> {
-    const write = { id: deliveryKey(d.tenantId, d.deliveryId), doc: remove ? null : { ...d }, position: 0 };
+    const write = { id: deliveryKey(d.tenantId, d.deliveryId), doc: remove ? null : stored(d), position: 0 };
     let batch = this.batch;
     if (!batch) {
       let settle!: { resolve: () => void; reject: (e: Error) => void };
@@ -115,20 +116,36 @@ export class DeliveryStore {
     return strip(docs);
   }
 
+  /** The pending deliveries of one partition (the server holding its lease sends them). */
+  async pendingIn(partition: number): Promise<Delivery[]> {
+    return strip(await this.reads.find<Delivery>(DELIVERIES, { status: 'pending', partition }));
+  }
+
+  /** Records the partition of the pending deliveries stored before deliveries had one, so that `pendingIn` finds them. */
+  async partitionOlder(): Promise<void> {
+    const older = strip(await this.reads.find<Delivery>(DELIVERIES, { status: 'pending', partition: null }));
+    if (older.length) await this.reads.commit(DELIVERIES, older.map((d) => ({ id: deliveryKey(d.tenantId, d.deliveryId), doc: stored(d), position: 0 })), 0);
+  }
+
   async get(tenantId: string, deliveryId: string): Promise<Delivery | undefined> {
     const doc = await this.reads.get<Delivery>(DELIVERIES, deliveryKey(tenantId, deliveryId));
     return doc ? strip([doc])[0] : undefined;
   }
 }
 
-type Stored = Delivery & { _id: string; _position: number };
+type Stored = Delivery & { _id: string; _position: number; partition?: number };
+
+/** The stored form: with its partition (delivery-partitions.ts), which the servers sharing the deliveries query by. */
+function stored(d: Delivery): Record<string, unknown> {
+  return { ...d, partition: partitionOf(d.uri) };
+}
 
 /** Without the store's own fields; a record from before kinds existed is a logout token's, its fields at the top. */
 function strip(docs: readonly Stored[]): Delivery[] {
-  return docs.map(({ _id, _position, ...d }) => (d.kind === undefined ? upcastLogout(d) : d));
+  return docs.map(({ _id, _position, partition: _p, ...d }) => (d.kind === undefined ? upcastLogout(d) : d));
 }
 
-function upcastLogout(d: Omit<Stored, '_id' | '_position'>): Delivery {
+function upcastLogout(d: Omit<Stored, '_id' | '_position' | 'partition'>): Delivery {
   const { clientId, sessionId, userId, ...rest } = d as unknown as Delivery & { clientId: string; sessionId: string; userId: string };
   return { ...rest, kind: 'backchannel_logout', receiverId: clientId, data: { clientId, sessionId, userId } };
 }

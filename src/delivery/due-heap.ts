@@ -18,6 +18,13 @@ export class DueHeap {
     }
   }
 
+  /** Keeps only the keys `keep` accepts. */
+  retain(keep: (key: string) => boolean): void {
+    const kept = this.items.filter((i) => keep(i.key));
+    this.items.length = 0;
+    for (const i of kept) this.push(i.at, i.key);
+  }
+
   /** Removes and returns every key due at or before `now`, earliest first. */
   popDue(now: number): string[] {
     const due: string[] = [];

@@ -19,6 +19,8 @@ import { CachingReadStore } from '../read-store/caching-read-store.js';
 import { CACHED_VIEWS } from '../read-store/cached-views.js';
 import { ProjectionRunner } from '../read-store/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../read-store/read-store.port.js';
+import { LEASES, type Leases } from '../read-store/lease.port.js';
+import { SqliteLeases } from '../read-store/sqlite-leases.js';
 import { SqliteReadStore } from '../read-store/sqlite-read-store.js';
 import { OncePerMinute } from '../../shared/failure-budget.js';
 import { Clock, SystemClock } from './clock.js';
@@ -52,6 +54,15 @@ export async function createAttemptCounters(config: Config): Promise<AttemptCoun
   return new SqliteAttemptCounters(storeFile(config));
 }
 
+/** The shared leases: in MongoDB when read models go there (several servers), else in the embedded file. */
+export async function createLeases(config: Config): Promise<Leases> {
+  if (config.mongodbUrl) {
+    const { MongoLeases } = await import('../read-store/mongo-leases.js');
+    return new MongoLeases(config.mongodbUrl);
+  }
+  return new SqliteLeases(storeFile(config));
+}
+
 /** Storage, projections, keys and time, shared by the auth, central and edge modules. */
 @Global()
 @Module({
@@ -72,6 +83,7 @@ export async function createAttemptCounters(config: Config): Promise<AttemptCoun
       useFactory: (events: EventStore, reads: ReadStore) => new ProjectionRunner(events, reads, allProjections),
     },
     { provide: ATTEMPT_COUNTERS, inject: [CONFIG], useFactory: createAttemptCounters },
+    { provide: LEASES, inject: [CONFIG], useFactory: createLeases },
     { provide: PasswordQueue, inject: [CONFIG], useFactory: (config: Config) => new PasswordQueue(config.signIn.hashConcurrency, config.signIn.hashQueue) },
     { provide: KeyEncryption, inject: [CONFIG], useFactory: (config: Config) => KeyEncryption.load(config.keyEncryptionKey, config.dataDir) },
     { provide: ClientSecrets, inject: [KeyEncryption], useFactory: (keys: KeyEncryption) => new ClientSecrets(keys) },
@@ -81,7 +93,7 @@ export async function createAttemptCounters(config: Config): Promise<AttemptCoun
       useFactory: (aggregates: AggregateStore, encryption: KeyEncryption, clock: Clock) => new KeyRing(aggregates, encryption, clock),
     },
   ],
-  exports: [CONFIG, Clock, EVENT_STORE, READ_STORE, ATTEMPT_COUNTERS, PasswordQueue, AggregateStore, ProjectionRunner, KeyEncryption, ClientSecrets, KeyRing],
+  exports: [CONFIG, Clock, EVENT_STORE, READ_STORE, ATTEMPT_COUNTERS, LEASES, PasswordQueue, AggregateStore, ProjectionRunner, KeyEncryption, ClientSecrets, KeyRing],
 })
 export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Storage');
@@ -91,6 +103,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(ATTEMPT_COUNTERS) private readonly counters: AttemptCounters,
+    @Inject(LEASES) private readonly leases: Leases,
     private readonly runner: ProjectionRunner,
     @Inject(KeyRing) private readonly keyRing: KeyRing,
   ) {}
@@ -132,5 +145,6 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     await this.events.close();
     await this.reads.close();
     await this.counters.close();
+    await this.leases.close();
   }
 }

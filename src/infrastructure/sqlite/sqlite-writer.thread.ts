@@ -28,6 +28,18 @@ export const COUNTERS_SCHEMA = `
   CREATE TABLE IF NOT EXISTS attempt_counters (key TEXT PRIMARY KEY, count INTEGER NOT NULL, last INTEGER NOT NULL, expires INTEGER NOT NULL);
   CREATE INDEX IF NOT EXISTS attempt_counters_expires ON attempt_counters (expires)`;
 
+/** Leases (see Leases): times in epoch milliseconds on the callers' clock; a released lease expires at 0. */
+export const LEASES_SCHEMA = 'CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, fence INTEGER NOT NULL, expires INTEGER NOT NULL)';
+
+/** A lease to take (or renew) or to let go, as it crosses to the writer. */
+export interface WriterLease {
+  op: 'acquire' | 'release';
+  name: string;
+  owner: string;
+  ttlMs: number;
+  now: number;
+}
+
 /** Counter hits and clears, as they cross to the writer. */
 export interface WriterCounters {
   now: number;
@@ -71,6 +83,7 @@ export type WriterRequest =
   | { id: number; type: 'append'; appends: WriterAppend[]; views?: { id: number; commits: WriterViewCommit[] }; marks?: WriterMark[] }
   | { id: number; type: 'views'; commits: WriterViewCommit[] }
   | ({ id: number; type: 'counters' } & WriterCounters)
+  | ({ id: number; type: 'lease' } & WriterLease)
   /** Expiry marks that found no append batch to ride on. */
   | { id: number; type: 'expire'; marks: readonly WriterMark[] }
   /** Deletes the events of up to `limit` streams disposable at `now`; answered with the streams' ids in `swept`. */
@@ -78,7 +91,14 @@ export type WriterRequest =
   | { id: number; type: 'close' };
 
 /** Writer to main thread: the answer to request `id`. */
-export type WriterResponse = { id: number; outcomes?: WriterOutcome[]; swept?: string[]; error?: string };
+export type WriterResponse = {
+  id: number;
+  outcomes?: WriterOutcome[];
+  swept?: string[];
+  /** The lease an `acquire` took, or null when another owner holds it live. */
+  lease?: { owner: string; fence: number; expires: number } | null;
+  error?: string;
+};
 
 export interface WriterData {
   file: string;
@@ -240,6 +260,20 @@ export function writerThread(): void {
     if (c.hits.length) sweepCounters.run(c.now);
   });
 
+  // A lease passes to a new holder when it is free or expired, with the next fence; its
+  // holder renews it, keeping the fence.
+  const leaseRow = db.prepare('SELECT owner, fence, expires FROM leases WHERE name = ?');
+  const putLease = db.prepare('INSERT INTO leases (name, owner, fence, expires) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, fence = excluded.fence, expires = excluded.expires');
+  const releaseLease = db.prepare('UPDATE leases SET expires = 0 WHERE name = ? AND owner = ?');
+  const takeLease = db.transaction((l: WriterLease) => {
+    const row = leaseRow.get(l.name) as { owner: string; fence: number; expires: number } | undefined;
+    const live = row !== undefined && row.expires > l.now;
+    if (live && row.owner !== l.owner) return null;
+    const fence = live ? row.fence : (row?.fence ?? 0) + 1;
+    putLease.run(l.name, l.owner, fence, l.now + l.ttlMs);
+    return { owner: l.owner, fence, expires: l.now + l.ttlMs };
+  });
+
   // Expired streams: their events go, their positions are never given again (AUTOINCREMENT),
   // and their heads are forgotten, so the stream reads as absent, to this thread as to readers.
   const dueStreams = db.prepare('SELECT stream_id FROM stream_expiry WHERE expires <= ? ORDER BY expires LIMIT ?').pluck();
@@ -299,6 +333,17 @@ export function writerThread(): void {
           reply({ error: String((e as Error)?.message ?? e) });
         } finally {
           full.run();
+        }
+        return;
+      case 'lease':
+        try {
+          if (request.op === 'acquire') reply({ lease: takeLease.immediate(request) });
+          else {
+            releaseLease.run(request.name, request.owner);
+            reply({});
+          }
+        } catch (e) {
+          reply({ error: String((e as Error)?.message ?? e) });
         }
         return;
       case 'counters':
