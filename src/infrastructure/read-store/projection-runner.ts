@@ -1,5 +1,6 @@
 import type { Projection, ProjectedEvent } from '../../../projections/projection.js';
 import type { EventStore, RecordedEvent, Subscription } from '../event-store/event-store.port.js';
+import { type LeaseFence, LeaseLostError } from './lease.port.js';
 import type { DocumentWrite, ReadStore, ViewCommit } from './read-store.port.js';
 
 interface Waiter {
@@ -8,6 +9,8 @@ interface Waiter {
   resolve(): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
+  /** `Date.now()` when it gives up. */
+  deadline: number;
 }
 
 /** A view found at another version than this build's, which is therefore emptied and rebuilt from the log. */
@@ -27,11 +30,18 @@ export class ProjectionLagError extends Error {
 const REBUILD_PAGE = 5000;
 const RETRY_MS = 1000;
 const CHECKPOINT_EVERY_MS = 1000;
+/** How often a wait on another process's runner reads the shared checkpoints: from the first, doubling up to the last. */
+const SHARED_POLL_MS = [2, 50];
 
 /**
  * Follows the event log and folds it into every view. Each view keeps its own checkpoint,
  * written atomically with its documents; each document keeps the position it was built
  * from, so an event replayed after a crash changes nothing (exactly once in effect).
+ *
+ * One process per database folds (ProjectionLeadership gives it the `projections` lease and
+ * starts this runner with its fence, so the store refuses its commits once another process
+ * has taken over). Elsewhere the runner is idle: `waitFor` then reads the shared checkpoints,
+ * and `caughtUp` brings this process's view cache up to them.
  */
 export class ProjectionRunner {
   private readonly checkpoints = new Map<string, number>();
@@ -44,8 +54,13 @@ export class ProjectionRunner {
   private failure?: Error;
   private stopped = false;
   private lastFullCheckpoint = 0;
+  private fence?: LeaseFence;
   /** Where failures are reported; the Nest module passes its logger. */
   logger?: (message: string) => void;
+  /** Called once the store has refused a commit for a moved fence: this runner has stopped folding. */
+  onLeaseLost?: () => void;
+  /** Run after a wait on the shared checkpoints, before it resolves (the view cache catching up). */
+  caughtUp?: () => Promise<void>;
 
   constructor(
     private readonly events: EventStore,
@@ -67,8 +82,16 @@ export class ProjectionRunner {
     return changes;
   }
 
-  /** Starts following the log from the lowest checkpoint; live events keep coming. Returns what `prepare` returns. */
-  async start(): Promise<ViewVersionChange[]> {
+  /**
+   * Starts following the log from the lowest checkpoint; live events keep coming. Returns what
+   * `prepare` returns. With a fence, every commit is made under it; after `abandon` or `stop`,
+   * it can start again.
+   */
+  async start(fence?: LeaseFence): Promise<ViewVersionChange[]> {
+    this.fence = fence;
+    this.stopped = false;
+    this.failure = undefined;
+    this.buffer = [];
     const changes = await this.prepare();
     const from = Math.min(...this.checkpoints.values());
     this.subscription = this.events.subscribeToAll({ afterPosition: Number.isFinite(from) ? from : 0 });
@@ -76,6 +99,7 @@ export class ProjectionRunner {
     this.loop = (async () => {
       try {
         for await (const e of sub) {
+          if (this.stopped) break;
           this.buffer.push(e);
           if (!this.draining) this.draining = new Promise((r) => setImmediate(r)).then(() => this.drain());
         }
@@ -94,6 +118,14 @@ export class ProjectionRunner {
       try {
         await this.applyBatch(batch);
       } catch (error) {
+        if (error instanceof LeaseLostError) {
+          // Another process folds now: stop here, from the next event on it is that one's work.
+          this.stopped = true;
+          this.buffer = [];
+          this.logger?.(`projections: ${error.message}; this process stops folding`);
+          setImmediate(() => this.onLeaseLost?.());
+          break;
+        }
         this.buffer = [...batch, ...this.buffer];
         this.logger?.(`projection batch failed, retrying: ${(error as Error).message}`);
         await new Promise((r) => setTimeout(r, RETRY_MS));
@@ -112,11 +144,15 @@ export class ProjectionRunner {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    await this.subscription?.close();
-    await this.loop;
-    await this.draining;
-    if (this.subscription) await this.persistCheckpoints();
+    const following = await this.halt();
+    if (following) {
+      try {
+        await this.persistCheckpoints();
+      } catch (error) {
+        // A successor already folds from its own checkpoints: nothing of ours to keep.
+        if (!(error instanceof LeaseLostError)) throw error;
+      }
+    }
     for (const w of this.waiters) {
       clearTimeout(w.timer);
       w.reject(new Error('projection runner stopped'));
@@ -124,12 +160,47 @@ export class ProjectionRunner {
     this.waiters = [];
   }
 
+  /**
+   * Stops folding without writing anything more (the lease has gone to another process, or is
+   * about to); waits in progress go on, on the shared checkpoints.
+   */
+  async abandon(): Promise<void> {
+    await this.halt();
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) {
+      clearTimeout(w.timer);
+      this.waitShared(w.views, w.position, w.deadline).then(w.resolve, w.reject);
+    }
+  }
+
+  /** Stops following the log; true when it was following. */
+  private async halt(): Promise<boolean> {
+    this.stopped = true;
+    const sub = this.subscription;
+    this.subscription = undefined;
+    await sub?.close();
+    await this.loop;
+    await this.draining;
+    return sub !== undefined;
+  }
+
+  /** Whether this process folds the log now. */
+  get folding(): boolean {
+    return this.subscription !== undefined && !this.stopped;
+  }
+
   position(view: string): number {
     return this.checkpoints.get(view) ?? 0;
   }
 
-  /** Read-your-writes: resolves once every named view has passed `position`, or rejects after the timeout. */
+  /**
+   * Read-your-writes: resolves once every named view has passed `position`, or rejects after
+   * the timeout. Where another process folds, it reads the shared checkpoints until they have,
+   * then brings this process's view cache up to date (`caughtUp`).
+   */
   waitFor(views: readonly string[], position: number, timeoutMs = 5000): Promise<void> {
+    if (!this.folding) return this.waitShared(views, position, Date.now() + timeoutMs);
     if (this.failure) return Promise.reject(this.failure);
     if (views.every((v) => this.position(v) >= position)) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -138,6 +209,7 @@ export class ProjectionRunner {
         position,
         resolve,
         reject,
+        deadline: Date.now() + timeoutMs,
         timer: setTimeout(() => {
           this.waiters = this.waiters.filter((w) => w !== waiter);
           reject(new ProjectionLagError(views, position));
@@ -145,6 +217,19 @@ export class ProjectionRunner {
       };
       this.waiters.push(waiter);
     });
+  }
+
+  private async waitShared(views: readonly string[], position: number, deadline: number): Promise<void> {
+    let pause = SHARED_POLL_MS[0];
+    for (;;) {
+      const states = await Promise.all(views.map((v) => this.store.viewState(v)));
+      if (states.every((s) => (s?.position ?? 0) >= position)) break;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new ProjectionLagError(views, position);
+      await new Promise((r) => setTimeout(r, Math.min(pause, left)));
+      pause = Math.min(pause * 2, SHARED_POLL_MS[1]);
+    }
+    await this.caughtUp?.();
   }
 
   /** Empties the named views (all when none named) and folds the whole log into them again; not while started. */
@@ -191,7 +276,7 @@ export class ProjectionRunner {
       const writes = await this.fold(p, batch, checkpoint);
       if (writes.length || persistAll) commits.push({ view: p.view, writes, checkpoint: last });
     }
-    if (commits.length) await this.store.commitAll(commits);
+    if (commits.length) await this.store.commitAll(commits, this.commitOptions());
     if (persistAll) this.lastFullCheckpoint = Date.now();
     for (const p of this.projections) if (this.position(p.view) < last) this.checkpoints.set(p.view, last);
     this.settleWaiters();
@@ -199,8 +284,15 @@ export class ProjectionRunner {
 
   /** Stores every view's checkpoint as it is in memory. */
   private async persistCheckpoints(): Promise<void> {
-    await this.store.commitAll(this.projections.map((p) => ({ view: p.view, writes: [], checkpoint: this.position(p.view) })));
+    await this.store.commitAll(
+      this.projections.map((p) => ({ view: p.view, writes: [], checkpoint: this.position(p.view) })),
+      this.commitOptions(),
+    );
     this.lastFullCheckpoint = Date.now();
+  }
+
+  private commitOptions(): { fence?: LeaseFence } {
+    return this.fence ? { fence: this.fence } : {};
   }
 
   private async fold(p: Projection<any>, batch: readonly RecordedEvent[], checkpoint: number): Promise<DocumentWrite[]> {
