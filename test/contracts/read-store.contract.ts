@@ -126,6 +126,15 @@ function readStoreContract(adapters: Adapters): void {
     });
   });
 
+  it('reads a view no runner has prepared yet as empty (a process that only reads, started first)', async () => {
+    expect(await store.get('unprepared', 'a')).toBeNull();
+    expect(await store.find('unprepared', { tenant: 't1' }, { sortBy: '_position' })).toEqual([]);
+    await store.prepareView('unprepared', 1, [{ fields: ['tenant'] }]);
+    await store.commit('unprepared', [write('a', ada, 1)], 1);
+    expect(ids(await store.find('unprepared', { tenant: 't1' }))).toEqual(['a']);
+    expect(await store.viewState('unprepared')).toEqual({ position: 1, version: 1 });
+  });
+
   it('prepares an empty view at checkpoint 0 with its version', async () => {
     expect(await store.viewState('accounts')).toBeNull();
     await store.prepareView('accounts', 1, [{ fields: ['owner'] }, { fields: ['email'], unique: true }, { fields: ['address.city', 'age'] }]);

@@ -1,8 +1,8 @@
-import { Global, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { join } from 'node:path';
 import { allProjections } from '../../../projections/index.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
-import { CONFIG, type Config, loadConfig } from '../../config.js';
+import { CONFIG, type Config, loadConfig, type Role } from '../../config.js';
 import { ATTEMPT_COUNTERS, type AttemptCounters } from '../attempt-counters/attempt-counters.port.js';
 import { SqliteAttemptCounters } from '../attempt-counters/sqlite-attempt-counters.js';
 import { ClientSecrets } from '../crypto/client-secrets.js';
@@ -65,6 +65,9 @@ export async function createLeases(config: Config): Promise<Leases> {
   return new SqliteLeases(storeFile(config));
 }
 
+/** The `ROLE` whose modules this application holds (AppModule.forRole). */
+const PROCESS_ROLE = Symbol('PROCESS_ROLE');
+
 /** Storage, projections, keys and time, shared by the auth, central and edge modules. */
 @Global()
 @Module({
@@ -115,6 +118,11 @@ export async function createLeases(config: Config): Promise<Leases> {
 export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Storage');
 
+  /** For an application of `role`: an edge never folds the log into the views. */
+  static forRole(role: Role): DynamicModule {
+    return { module: InfrastructureModule, providers: [{ provide: PROCESS_ROLE, useValue: role }] };
+  }
+
   constructor(
     @Inject(CONFIG) private readonly config: Config,
     @Inject(EVENT_STORE) private readonly events: EventStore,
@@ -125,6 +133,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     @Inject(KeyRing) private readonly keyRing: KeyRing,
     private readonly sync: ViewSync,
     private readonly leadership: ProjectionLeadership,
+    @Inject(PROCESS_ROLE) private readonly role: Role,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -142,7 +151,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
       }
     };
     // One process per database folds the log (the `projections` lease); an edge never does.
-    if (this.config.role === 'edge') await this.sync.follow();
+    if (this.role === 'edge') await this.sync.follow();
     else await this.leadership.start();
     await this.checkKeyEncryptionKey();
     this.logger.log(

@@ -82,10 +82,26 @@ export class SqliteReadStore implements ReadStore {
   private stmt(sql: string): Statement {
     let s = this.statements.get(sql);
     if (!s) {
-      s = this.db.prepare(sql);
+      s = this.prepare(sql);
       this.statements.set(sql, s);
     }
     return s;
+  }
+
+  /**
+   * A view no runner has prepared yet (a process that only reads views, started first) reads
+   * as empty, as a missing collection does in MongoDB: its table is made, without a state, so
+   * the runner's `prepareView` still sets it up in full.
+   */
+  private prepare(sql: string): Statement {
+    try {
+      return this.db.prepare(sql);
+    } catch (e) {
+      const missing = /^no such table: (view_[a-z][a-z0-9_]*)$/.exec((e as Error).message)?.[1];
+      if (!missing) throw e;
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${missing} (id TEXT PRIMARY KEY, body TEXT NOT NULL, position INTEGER NOT NULL)`);
+      return this.db.prepare(sql);
+    }
   }
 
   async get<D>(view: string, id: string): Promise<ViewDocument<D> | null> {
