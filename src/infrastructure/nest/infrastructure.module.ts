@@ -141,7 +141,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     const failures = new OncePerMinute((line) => this.logger.warn(line));
     this.runner.logger = (message) => failures.log(message);
     this.sync.logger = (message) => failures.log(message);
-    this.runner.caughtUp = () => this.sync.catchUp();
+    this.runner.reach = (views, position, deadline) => this.sync.reach(views, position, deadline);
     this.leadership.logger = (message) => this.logger.log(message);
     this.leadership.onVersionChanges = (changes) => {
       for (const { view, stored, version } of changes) {

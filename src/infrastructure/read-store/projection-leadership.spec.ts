@@ -32,7 +32,7 @@ function processOver(events: SqliteEventStore, inner: SqliteReadStore, leases: S
   const cache = new CachingReadStore(inner, [roles.view], now);
   const runner = new ProjectionRunner(events, cache, [roles]);
   const sync = new ViewSync(cache, now, 0);
-  runner.caughtUp = () => sync.catchUp();
+  runner.reach = (views, position, deadline) => sync.reach(views, position, deadline);
   const leadership = new ProjectionLeadership(leases, runner, sync, now, TTL);
   return { cache, runner, sync, leadership };
 }

@@ -30,8 +30,15 @@ export class ProjectionLagError extends Error {
 const REBUILD_PAGE = 5000;
 const RETRY_MS = 1000;
 const CHECKPOINT_EVERY_MS = 1000;
-/** How often a wait on another process's runner reads the shared checkpoints: from the first, doubling up to the last. */
-const SHARED_POLL_MS = [2, 50];
+/** How often a wait on another process's runner reads the shared checkpoint: from the first, doubling up to the last. */
+export const SHARED_POLL_MS = [2, 50];
+
+/**
+ * A view without documents whose checkpoint is the position through which every view has
+ * folded: committed with each batch, in the same transaction, so that another process
+ * learns with one read that the views have passed a position.
+ */
+export const FOLDED = 'all_views';
 
 /**
  * Follows the event log and folds it into every view. Each view keeps its own checkpoint,
@@ -40,8 +47,8 @@ const SHARED_POLL_MS = [2, 50];
  *
  * One process per database folds (ProjectionLeadership gives it the `projections` lease and
  * starts this runner with its fence, so the store refuses its commits once another process
- * has taken over). Elsewhere the runner is idle: `waitFor` then reads the shared checkpoints,
- * and `caughtUp` brings this process's view cache up to them.
+ * has taken over). Elsewhere the runner is idle: `waitFor` then reads the shared checkpoint
+ * (`FOLDED`), through `reach` when set (ViewSync, which also brings the view cache up to it).
  */
 export class ProjectionRunner {
   private readonly checkpoints = new Map<string, number>();
@@ -59,8 +66,8 @@ export class ProjectionRunner {
   logger?: (message: string) => void;
   /** Called once the store has refused a commit for a moved fence: this runner has stopped folding. */
   onLeaseLost?: () => void;
-  /** Run after a wait on the shared checkpoints, before it resolves (the view cache catching up). */
-  caughtUp?: () => Promise<void>;
+  /** Where another process folds: resolves once the shared checkpoint has passed `position` and this process's view cache is fresh up to it, or rejects at `deadline` (`Date.now()`). */
+  reach?: (views: readonly string[], position: number, deadline: number) => Promise<void>;
 
   constructor(
     private readonly events: EventStore,
@@ -79,7 +86,14 @@ export class ProjectionRunner {
       await this.store.prepareView(p.view, p.version, p.indexes);
       this.checkpoints.set(p.view, (await this.store.viewState(p.view))?.position ?? 0);
     }
+    await this.prepareFolded();
+    // A view rebuilt from the start: the others must not take the views for caught up meanwhile.
+    if (changes.length) await this.store.resetView(FOLDED, 1);
     return changes;
+  }
+
+  private prepareFolded(): Promise<void> {
+    return this.store.prepareView(FOLDED, 1, []);
   }
 
   /**
@@ -196,8 +210,7 @@ export class ProjectionRunner {
 
   /**
    * Read-your-writes: resolves once every named view has passed `position`, or rejects after
-   * the timeout. Where another process folds, it reads the shared checkpoints until they have,
-   * then brings this process's view cache up to date (`caughtUp`).
+   * the timeout. Where another process folds, it waits for the shared checkpoint (`reach`).
    */
   waitFor(views: readonly string[], position: number, timeoutMs = 5000): Promise<void> {
     if (!this.folding) return this.waitShared(views, position, Date.now() + timeoutMs);
@@ -219,22 +232,14 @@ export class ProjectionRunner {
     });
   }
 
-  private async waitShared(views: readonly string[], position: number, deadline: number): Promise<void> {
-    let pause = SHARED_POLL_MS[0];
-    for (;;) {
-      const states = await Promise.all(views.map((v) => this.store.viewState(v)));
-      if (states.every((s) => (s?.position ?? 0) >= position)) break;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new ProjectionLagError(views, position);
-      await new Promise((r) => setTimeout(r, Math.min(pause, left)));
-      pause = Math.min(pause * 2, SHARED_POLL_MS[1]);
-    }
-    await this.caughtUp?.();
+  private waitShared(views: readonly string[], position: number, deadline: number): Promise<void> {
+    return this.reach ? this.reach(views, position, deadline) : waitForFolded(this.store, views, position, deadline);
   }
 
   /** Empties the named views (all when none named) and folds the whole log into them again; not while started. */
   async rebuild(views?: readonly string[]): Promise<number> {
     if (this.subscription) throw new Error('stop the live runner before a rebuild');
+    await this.prepareFolded();
     const chosen = this.projections.filter((p) => !views || views.includes(p.view));
     for (const p of chosen) {
       await this.store.prepareView(p.view, p.version, p.indexes);
@@ -247,6 +252,7 @@ export class ProjectionRunner {
   /** Applies every event up to the head of the log to the views that have not seen it; returns how many were read. Not while started. */
   async catchUp(): Promise<number> {
     if (this.subscription) throw new Error('the live runner is already following the log');
+    await this.prepareFolded();
     let after = Math.min(...this.projections.map((p) => this.position(p.view)));
     let count = 0;
     for (;;) {
@@ -276,7 +282,8 @@ export class ProjectionRunner {
       const writes = await this.fold(p, batch, checkpoint);
       if (writes.length || persistAll) commits.push({ view: p.view, writes, checkpoint: last });
     }
-    if (commits.length) await this.store.commitAll(commits, this.commitOptions());
+    commits.push({ view: FOLDED, writes: [], checkpoint: last });
+    await this.store.commitAll(commits, this.commitOptions());
     if (persistAll) this.lastFullCheckpoint = Date.now();
     for (const p of this.projections) if (this.position(p.view) < last) this.checkpoints.set(p.view, last);
     this.settleWaiters();
@@ -285,7 +292,10 @@ export class ProjectionRunner {
   /** Stores every view's checkpoint as it is in memory. */
   private async persistCheckpoints(): Promise<void> {
     await this.store.commitAll(
-      this.projections.map((p) => ({ view: p.view, writes: [], checkpoint: this.position(p.view) })),
+      [
+        ...this.projections.map((p) => ({ view: p.view, writes: [], checkpoint: this.position(p.view) })),
+        { view: FOLDED, writes: [], checkpoint: Math.min(...this.projections.map((p) => this.position(p.view))) },
+      ],
       this.commitOptions(),
     );
     this.lastFullCheckpoint = Date.now();
@@ -332,6 +342,17 @@ export class ProjectionRunner {
       w.resolve();
       return false;
     });
+  }
+}
+
+/** Reads the shared checkpoint until it has passed `position`; rejects at `deadline` (`Date.now()`). */
+export async function waitForFolded(store: ReadStore, views: readonly string[], position: number, deadline: number): Promise<void> {
+  let pause = SHARED_POLL_MS[0];
+  while (((await store.viewState(FOLDED))?.position ?? 0) < position) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new ProjectionLagError(views, position);
+    await new Promise((r) => setTimeout(r, Math.min(pause, left)));
+    pause = Math.min(pause * 2, SHARED_POLL_MS[1]);
   }
 }
 
