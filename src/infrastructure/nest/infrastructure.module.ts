@@ -79,7 +79,8 @@ const PROCESS_ROLE = Symbol('PROCESS_ROLE');
     {
       provide: READ_STORE,
       inject: [CONFIG, Clock],
-      useFactory: async (config: Config, clock: Clock) => new CachingReadStore(await createReadStore(config), CACHED_VIEWS, () => clock.now().getTime()),
+      useFactory: async (config: Config, clock: Clock) =>
+        new CachingReadStore(await createReadStore(config), CACHED_VIEWS, () => clock.now().getTime(), config.mongodbUrl !== undefined),
     },
     {
       provide: AggregateStore,

@@ -32,11 +32,15 @@ export class CachingReadStore implements ReadStore {
   /** Bumped by every write and eviction, so a read that raced one is not cached. */
   private generation = 0;
 
-  /** `now`: epoch ms on the injected clock, the time logged with each commit. */
+  /**
+   * `now`: epoch ms on the injected clock, the time logged with each commit. `logChanges`:
+   * false where no other process can read the store (the embedded file), so nobody reads the log.
+   */
   constructor(
     private readonly inner: ReadStore,
     cachedViews: readonly string[],
     private readonly now: () => number = () => Date.now(),
+    private readonly logChanges = true,
   ) {
     for (const v of cachedViews) this.caches.set(v, new Map());
     this.cachedViews = new Set(cachedViews);
@@ -77,7 +81,7 @@ export class CachingReadStore implements ReadStore {
   async commitAll(commits: readonly ViewCommit[], options: CommitOptions = {}): Promise<void> {
     this.generation++;
     for (const c of commits) for (const w of c.writes) this.caches.get(c.view)?.delete(w.id);
-    await this.inner.commitAll(commits, { ...options, log: { views: this.cachedViews, fence: options.fence?.fence ?? 0, at: this.now() } });
+    await this.inner.commitAll(commits, this.logChanges ? { ...options, log: { views: this.cachedViews, fence: options.fence?.fence ?? 0, at: this.now() } } : options);
     this.generation++;
     for (const c of commits) {
       const cache = this.caches.get(c.view);
