@@ -1,5 +1,5 @@
 import type { CachingReadStore } from './caching-read-store.js';
-import { FOLDED, ProjectionLagError, SHARED_POLL_MS, waitForFolded } from './projection-runner.js';
+import { FOLDED, ProjectionLagError, SHARED_POLL_MS, waitForFolded } from './folded-checkpoint.js';
 import { type ChangeCursor, VIEW_CHANGES_KEEP_MS } from './read-store.port.js';
 
 /** Entries read in one go; a reader further behind forgets its cache instead of reading on. */
