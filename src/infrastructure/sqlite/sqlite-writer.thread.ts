@@ -131,6 +131,9 @@ export function writerThread(): void {
   db.pragma('wal_autocheckpoint = 10000');
   db.pragma('cache_size = -65536');
   db.exec(workerData.schema);
+  // This thread starts when its process has just locked the file: whoever held a lease in it
+  // was another process, now gone. Its leases are free at once (their fences stay).
+  db.exec('UPDATE leases SET expires = 0');
   const insert = db.prepare('INSERT INTO events (event_id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
   const lastRevision = db.prepare('SELECT MAX(revision) FROM events WHERE stream_id = ?').pluck();
   const idsFrom = db.prepare('SELECT event_id, revision, position FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?');
