@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import { AppModule } from './app.module.js';
 import { KeyRotation } from './central/jwks/key-rotation.js';
 import type { Role } from './config.js';
+import { ProjectionLeadership } from './infrastructure/read-store/projection-leadership.js';
 
 /** The routes the application of `role` serves, as `METHOD /path` of Fastify's router (the store is a fresh embedded one). */
-async function routesOf(role: Role): Promise<((method: string, url: string) => boolean) & { rotatesKeys: boolean }> {
+async function routesOf(role: Role): Promise<((method: string, url: string) => boolean) & { rotatesKeys: boolean; foldsViews: boolean }> {
   const dataDir = mkdtempSync(join(tmpdir(), `role-${role}-`));
   const saved = { ...process.env };
   Object.assign(process.env, { DATA_DIR: dataDir, LOG_LEVEL: 'error' });
@@ -30,7 +31,8 @@ async function routesOf(role: Role): Promise<((method: string, url: string) => b
     } catch {
       rotatesKeys = false;
     }
-    return Object.assign((method: string, url: string) => routes.has(`${method} ${url}`), { rotatesKeys });
+    const foldsViews = app.get(ProjectionLeadership, { strict: false }).leading;
+    return Object.assign((method: string, url: string) => routes.has(`${method} ${url}`), { rotatesKeys, foldsViews });
   } finally {
     await app.close();
     process.env = saved;
@@ -49,8 +51,9 @@ describe('the modules of each ROLE', () => {
     const has = await routesOf('edge');
     expect([has('GET', '/:tenant/login'), has('POST', '/:tenant/login'), has('GET', '/:tenant/permissions/me'), has('GET', '/:tenant/resources/:resourceId/*')]).toEqual([true, true, true, true]);
     for (const [method, url] of NOT_ON_EDGES) expect([method, url, has(method, url)]).toEqual([method, url, false]);
-    // Nor the background work of central: automatic key rotation.
+    // Nor the background work of central: automatic key rotation, folding the log into the views.
     expect(has.rotatesKeys).toBe(false);
+    expect(has.foldsViews).toBe(false);
   });
 
   it('ROLE=central serves everything but the traffic plane; no ROLE, everything', async () => {
@@ -61,5 +64,7 @@ describe('the modules of each ROLE', () => {
     expect([all('GET', '/:tenant/login'), all('GET', '/:tenant/resources/:resourceId/*')]).toEqual([true, true]);
     for (const [method, url] of NOT_ON_EDGES) expect([method, url, all(method, url)]).toEqual([method, url, true]);
     expect([central.rotatesKeys, all.rotatesKeys]).toEqual([true, true]);
+    // Both compete for the projections lease; alone on the store, each takes it.
+    expect([central.foldsViews, all.foldsViews]).toEqual([true, true]);
   });
 });

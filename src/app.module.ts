@@ -22,6 +22,6 @@ const ROLE_MODULES = {
 @Module({})
 export class AppModule {
   static forRole(role: Role): DynamicModule {
-    return { module: AppModule, imports: [InfrastructureModule, SharedModule, ...ROLE_MODULES[role]] };
+    return { module: AppModule, imports: [InfrastructureModule.forRole(role), SharedModule, ...ROLE_MODULES[role]] };
   }
 }

@@ -57,6 +57,13 @@ describe('configuration', () => {
 describe('ROLE', () => {
   const stores = { EVENTSTORE_URL: 'esdb://es:2113?tls=false', MONGODB_URL: 'mongodb://mongo:27017/auth' };
 
+  it('reads how often view caches catch up and the projection lease, with their defaults, and refuses what is out of range', () => {
+    expect(loadConfig({}).views).toEqual({ syncMs: 1000, leaseMs: 15000 });
+    expect(loadConfig({ VIEW_SYNC_MS: '250', PROJECTIONS_LEASE_MS: '5000' }).views).toEqual({ syncMs: 250, leaseMs: 5000 });
+    expect(() => loadConfig({ VIEW_SYNC_MS: '5' })).toThrow('VIEW_SYNC_MS must be a whole number of at least 10, got "5"');
+    expect(() => loadConfig({ PROJECTIONS_LEASE_MS: '1s' })).toThrow('PROJECTIONS_LEASE_MS must be a whole number of at least 1000');
+  });
+
   it('serves everything unset; edge or central with EventStoreDB and MongoDB', () => {
     expect(loadConfig({}).role).toBe('all');
     expect(loadConfig({ ROLE: 'edge', ...stores }).role).toBe('edge');

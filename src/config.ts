@@ -31,6 +31,15 @@ export interface Config {
   mail: MailSettings;
   /** Which modules this process serves (`ROLE`): all of them, the traffic plane alone, or all but it. */
   role: Role;
+  /** Several processes on one database: the projection runner's lease and the view caches' catch-up. */
+  views: ViewSettings;
+}
+
+export interface ViewSettings {
+  /** `VIEW_SYNC_MS`: how often a process that does not fold the log evicts from its view cache what the folding one changed. */
+  syncMs: number;
+  /** `PROJECTIONS_LEASE_MS`: the projection runner's lease; a standby takes over this long after its holder stopped renewing. */
+  leaseMs: number;
 }
 
 export type Role = 'all' | 'edge' | 'central';
@@ -167,5 +176,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwksUri: jwksUriSettings(env),
     role: role(env, env.EVENTSTORE_URL || undefined, env.MONGODB_URL || undefined),
     mail: mailSettings(env),
+    views: { syncMs: whole(env, 'VIEW_SYNC_MS', 1000, 10), leaseMs: whole(env, 'PROJECTIONS_LEASE_MS', 15000, 1000) },
   };
 }

@@ -92,6 +92,19 @@ describe('Leases contract: SqliteLeases (embedded)', () => {
       return { store, reopen: () => new SqliteLeases(file), dispose: () => store.close() };
     },
   });
+
+  it('frees at once the leases of the process that held the file before (it is gone: the file serves one process)', async () => {
+    const file = join(tempDir('leases-'), 'authserver.db');
+    const before = new SqliteLeases(file);
+    await before.acquire('projections', 'killed', TTL, T0);
+    await before.close();
+    const after = new SqliteLeases(file);
+    try {
+      expect(await after.acquire('projections', 'restarted', TTL, T0 + 1)).toEqual({ name: 'projections', owner: 'restarted', fence: 2, expiresAt: T0 + 1 + TTL });
+    } finally {
+      await after.close();
+    }
+  });
 });
 
 const mongo = mongoAvailability();

@@ -12,7 +12,10 @@ import type { Projection } from '../../projections/projection.js';
 import type { EventData, EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
 import { EventStoreDbEventStore } from '../../src/infrastructure/event-store/eventstoredb-event-store.js';
 import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite-event-store.js';
+import { type Leases, LeaseLostError } from '../../src/infrastructure/read-store/lease.port.js';
+import { MongoLeases } from '../../src/infrastructure/read-store/mongo-leases.js';
 import { MongoReadStore } from '../../src/infrastructure/read-store/mongo-read-store.js';
+import { SqliteLeases } from '../../src/infrastructure/read-store/sqlite-leases.js';
 import { ProjectionRunner } from '../../src/infrastructure/read-store/projection-runner.js';
 import type { DocumentWrite, ReadStore } from '../../src/infrastructure/read-store/read-store.port.js';
 import { SqliteReadStore } from '../../src/infrastructure/read-store/sqlite-read-store.js';
@@ -34,8 +37,13 @@ interface EventStoreHarness extends Disposable<EventStore> {
   isolated: boolean;
 }
 
+interface ReadStoreHarness extends Disposable<ReadStore> {
+  /** Leases kept with the views (their fences guard commits). */
+  leases: Leases;
+}
+
 interface Adapters {
-  readStore(): Promise<Disposable<ReadStore>>;
+  readStore(): Promise<ReadStoreHarness>;
   eventStoreName: string;
   eventStore(): Promise<EventStoreHarness>;
 }
@@ -58,7 +66,7 @@ const bob = { name: 'bob', age: 41, active: false, nickname: 'bobby', tenant: 't
 const cy = { name: 'cy', age: 29, active: true, tenant: 't2', address: { city: 'Paris', zip: '75002' }, roles: ['user'] };
 
 function readStoreContract(adapters: Adapters): void {
-  let harness: Disposable<ReadStore>;
+  let harness: ReadStoreHarness;
   let store: ReadStore;
 
   beforeEach(async () => {
@@ -76,6 +84,56 @@ function readStoreContract(adapters: Adapters): void {
     await store.prepareView('people', 1, [{ fields: ['tenant'] }, { fields: ['address.city', 'age'] }]);
     await store.commit('people', [write('a', ada, 1), write('b', bob, 2), write('c', cy, 3)], 3);
   }
+
+  describe('under a lease, with a change log', () => {
+    const T0 = 1_700_000_000_000;
+    const logged = new Set(['people']);
+
+    it('refuses, writing nothing, a commit made under a fence the lease has moved past', async () => {
+      await store.prepareView('people', 1, []);
+      const first = await harness.leases.acquire('projections', 'a', 1000, T0);
+      await store.commitAll([{ view: 'people', writes: [write('a', ada, 1)], checkpoint: 1 }], { fence: { lease: 'projections', fence: first!.fence } });
+      const second = await harness.leases.acquire('projections', 'b', 1000, T0 + 1000);
+      await expect(
+        store.commitAll([{ view: 'people', writes: [write('b', bob, 2)], checkpoint: 2 }], { fence: { lease: 'projections', fence: first!.fence } }),
+      ).rejects.toBeInstanceOf(LeaseLostError);
+      expect(await store.get('people', 'b')).toBeNull();
+      expect((await store.viewState('people'))?.position).toBe(1);
+      await store.commitAll([{ view: 'people', writes: [write('b', bob, 2)], checkpoint: 2 }], { fence: { lease: 'projections', fence: second!.fence } });
+      expect((await store.get<{ name: string }>('people', 'b'))?.name).toBe('bob');
+    });
+
+    it('logs the ids each commit changed in the logged views, in order of fence then position', async () => {
+      await store.prepareView('people', 1, []);
+      await store.prepareView('other', 1, []);
+      expect(await store.lastChange()).toEqual({ fence: 0, position: 0 });
+      await store.commitAll(
+        [
+          { view: 'people', writes: [write('a', ada, 4), write('b', null, 5)], checkpoint: 5 },
+          { view: 'other', writes: [write('x', cy, 5)], checkpoint: 5 },
+        ],
+        { log: { views: logged, fence: 1, at: T0 } },
+      );
+      await store.commitAll([{ view: 'people', writes: [], checkpoint: 6 }], { log: { views: logged, fence: 1, at: T0 } });
+      await store.commitAll([{ view: 'people', writes: [write('c', cy, 3)], checkpoint: 3 }], { log: { views: logged, fence: 2, at: T0 + 1 } });
+      expect(await store.changesAfter({ fence: 0, position: 0 }, 10)).toEqual([
+        { fence: 1, position: 5, view: 'people', ids: ['a', 'b'] },
+        { fence: 2, position: 3, view: 'people', ids: ['c'] },
+      ]);
+      expect(await store.changesAfter({ fence: 1, position: 5 }, 10)).toEqual([{ fence: 2, position: 3, view: 'people', ids: ['c'] }]);
+      expect(await store.changesAfter({ fence: 0, position: 0 }, 1)).toHaveLength(1);
+      expect(await store.lastChange()).toEqual({ fence: 2, position: 3 });
+    });
+  });
+
+  it('reads a view no runner has prepared yet as empty (a process that only reads, started first)', async () => {
+    expect(await store.get('unprepared', 'a')).toBeNull();
+    expect(await store.find('unprepared', { tenant: 't1' }, { sortBy: '_position' })).toEqual([]);
+    await store.prepareView('unprepared', 1, [{ fields: ['tenant'] }]);
+    await store.commit('unprepared', [write('a', ada, 1)], 1);
+    expect(ids(await store.find('unprepared', { tenant: 't1' }))).toEqual(['a']);
+    expect(await store.viewState('unprepared')).toEqual({ position: 1, version: 1 });
+  });
 
   it('prepares an empty view at checkpoint 0 with its version', async () => {
     expect(await store.viewState('accounts')).toBeNull();
@@ -337,9 +395,12 @@ describe('ReadStore contract: SqliteReadStore (embedded)', () => {
     readStore: async () => {
       const tmp = tempDir();
       const value = new SqliteReadStore(join(tmp.dir, 'views.db'));
+      const leases = new SqliteLeases(join(tmp.dir, 'views.db'));
       return {
         value,
+        leases,
         dispose: async () => {
+          await leases.close();
           await value.close();
           tmp.remove();
         },
@@ -390,9 +451,12 @@ if ('skip' in mongo) {
       readStore: async () => {
         const dbName = `contract_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
         const value = new MongoReadStore(server!.url, dbName);
+        const leases = new MongoLeases(server!.url, dbName);
         return {
           value,
+          leases,
           dispose: async () => {
+            await leases.close();
             await value.close();
             await admin!.db(dbName).dropDatabase();
           },

@@ -2,6 +2,7 @@ import { Controller, Get, Header, Inject, Param, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { InvalidRequest } from '../../auth/oauth-errors.js';
 import { ITEM_ID } from '../../domain/resource/resource.decider.js';
+import { ViewSync } from '../../infrastructure/read-store/view-sync.js';
 import { Directory } from '../../shared/directory.js';
 import { EdgeCallers } from '../caller.js';
 import { EffectivePermissions } from './effective-permissions.js';
@@ -17,11 +18,14 @@ export class PermissionsController {
     @Inject(Directory) private readonly directory: Directory,
     @Inject(EdgeCallers) private readonly callers: EdgeCallers,
     @Inject(EffectivePermissions) private readonly effective: EffectivePermissions,
+    @Inject(ViewSync) private readonly views: ViewSync,
   ) {}
 
   @Get('me')
   @Header('cache-control', 'no-store')
   async me(@Param('tenant') tenantId: string, @Req() req: FastifyRequest): Promise<Record<string, unknown>> {
+    // A role change made through the admin API, by whichever process, shows on the next request.
+    await this.views.catchUp();
     const tenant = await this.directory.requireTenant(tenantId);
     const query = (req.query ?? {}) as Record<string, unknown>;
     const unknown = Object.keys(query).filter((k) => k !== 'resource');

@@ -1,8 +1,8 @@
-import { Global, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { join } from 'node:path';
 import { allProjections } from '../../../projections/index.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
-import { CONFIG, type Config, loadConfig } from '../../config.js';
+import { CONFIG, type Config, loadConfig, type Role } from '../../config.js';
 import { ATTEMPT_COUNTERS, type AttemptCounters } from '../attempt-counters/attempt-counters.port.js';
 import { SqliteAttemptCounters } from '../attempt-counters/sqlite-attempt-counters.js';
 import { ClientSecrets } from '../crypto/client-secrets.js';
@@ -20,6 +20,8 @@ import { CACHED_VIEWS } from '../read-store/cached-views.js';
 import { ProjectionRunner } from '../read-store/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../read-store/read-store.port.js';
 import { LEASES, type Leases } from '../read-store/lease.port.js';
+import { ProjectionLeadership } from '../read-store/projection-leadership.js';
+import { ViewSync } from '../read-store/view-sync.js';
 import { SqliteLeases } from '../read-store/sqlite-leases.js';
 import { SqliteReadStore } from '../read-store/sqlite-read-store.js';
 import { OncePerMinute } from '../../shared/failure-budget.js';
@@ -63,6 +65,9 @@ export async function createLeases(config: Config): Promise<Leases> {
   return new SqliteLeases(storeFile(config));
 }
 
+/** The `ROLE` whose modules this application holds (AppModule.forRole). */
+const PROCESS_ROLE = Symbol('PROCESS_ROLE');
+
 /** Storage, projections, keys and time, shared by the auth, central and edge modules. */
 @Global()
 @Module({
@@ -71,7 +76,12 @@ export async function createLeases(config: Config): Promise<Leases> {
     { provide: Clock, useClass: SystemClock },
     { provide: EVENT_STORE, inject: [CONFIG], useFactory: createEventStore },
     ExpiredStreams,
-    { provide: READ_STORE, inject: [CONFIG], useFactory: async (config: Config) => new CachingReadStore(await createReadStore(config), CACHED_VIEWS) },
+    {
+      provide: READ_STORE,
+      inject: [CONFIG, Clock],
+      useFactory: async (config: Config, clock: Clock) =>
+        new CachingReadStore(await createReadStore(config), CACHED_VIEWS, () => clock.now().getTime(), config.mongodbUrl !== undefined),
+    },
     {
       provide: AggregateStore,
       inject: [EVENT_STORE, READ_STORE, KeyEncryption],
@@ -84,6 +94,17 @@ export async function createLeases(config: Config): Promise<Leases> {
     },
     { provide: ATTEMPT_COUNTERS, inject: [CONFIG], useFactory: createAttemptCounters },
     { provide: LEASES, inject: [CONFIG], useFactory: createLeases },
+    {
+      provide: ViewSync,
+      inject: [READ_STORE, Clock, CONFIG],
+      useFactory: (reads: CachingReadStore, clock: Clock, config: Config) => new ViewSync(reads, () => clock.now().getTime(), config.views.syncMs),
+    },
+    {
+      provide: ProjectionLeadership,
+      inject: [LEASES, ProjectionRunner, ViewSync, Clock, CONFIG],
+      useFactory: (leases: Leases, runner: ProjectionRunner, sync: ViewSync, clock: Clock, config: Config) =>
+        new ProjectionLeadership(leases, runner, sync, () => clock.now().getTime(), config.views.leaseMs),
+    },
     { provide: PasswordQueue, inject: [CONFIG], useFactory: (config: Config) => new PasswordQueue(config.signIn.hashConcurrency, config.signIn.hashQueue) },
     { provide: KeyEncryption, inject: [CONFIG], useFactory: (config: Config) => KeyEncryption.load(config.keyEncryptionKey, config.dataDir) },
     { provide: ClientSecrets, inject: [KeyEncryption], useFactory: (keys: KeyEncryption) => new ClientSecrets(keys) },
@@ -93,10 +114,15 @@ export async function createLeases(config: Config): Promise<Leases> {
       useFactory: (aggregates: AggregateStore, encryption: KeyEncryption, clock: Clock) => new KeyRing(aggregates, encryption, clock),
     },
   ],
-  exports: [CONFIG, Clock, EVENT_STORE, READ_STORE, ATTEMPT_COUNTERS, LEASES, PasswordQueue, AggregateStore, ProjectionRunner, KeyEncryption, ClientSecrets, KeyRing],
+  exports: [CONFIG, Clock, EVENT_STORE, READ_STORE, ATTEMPT_COUNTERS, LEASES, ViewSync, PasswordQueue, AggregateStore, ProjectionRunner, KeyEncryption, ClientSecrets, KeyRing],
 })
 export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Storage');
+
+  /** For an application of `role`: an edge never folds the log into the views. */
+  static forRole(role: Role): DynamicModule {
+    return { module: InfrastructureModule, providers: [{ provide: PROCESS_ROLE, useValue: role }] };
+  }
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
@@ -106,17 +132,28 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
     @Inject(LEASES) private readonly leases: Leases,
     private readonly runner: ProjectionRunner,
     @Inject(KeyRing) private readonly keyRing: KeyRing,
+    private readonly sync: ViewSync,
+    private readonly leadership: ProjectionLeadership,
+    @Inject(PROCESS_ROLE) private readonly role: Role,
   ) {}
 
   async onModuleInit(): Promise<void> {
     // A batch is retried every second while it fails (a full disk, say): one line a minute is enough.
     const failures = new OncePerMinute((line) => this.logger.warn(line));
     this.runner.logger = (message) => failures.log(message);
-    for (const { view, stored, version } of await this.runner.start()) {
-      // A rollback: the view is rebuilt by the older rules, which an operator should know of.
-      if (stored > version) this.logger.warn(`view ${view} was built by a newer server (version ${stored}; this one builds ${version}): rebuilding it from the log by this server's rules`);
-      else this.logger.log(`view ${view}: version ${stored} stored, ${version} here: rebuilding it from the log`);
-    }
+    this.sync.logger = (message) => failures.log(message);
+    this.runner.reach = (views, position, deadline) => this.sync.reach(views, position, deadline);
+    this.leadership.logger = (message) => this.logger.log(message);
+    this.leadership.onVersionChanges = (changes) => {
+      for (const { view, stored, version } of changes) {
+        // A rollback: the view is rebuilt by the older rules, which an operator should know of.
+        if (stored > version) this.logger.warn(`view ${view} was built by a newer server (version ${stored}; this one builds ${version}): rebuilding it from the log by this server's rules`);
+        else this.logger.log(`view ${view}: version ${stored} stored, ${version} here: rebuilding it from the log`);
+      }
+    };
+    // One process per database folds the log (the `projections` lease); an edge never does.
+    if (this.role === 'edge') await this.sync.follow();
+    else await this.leadership.start();
     await this.checkKeyEncryptionKey();
     this.logger.log(
       `event store: ${this.config.eventStoreUrl ? 'EventStoreDB' : storeFile(this.config)}; read models: ${this.config.mongodbUrl ? 'MongoDB' : storeFile(this.config)}`,
@@ -141,7 +178,7 @@ export class InfrastructureModule implements OnModuleInit, OnApplicationShutdown
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.runner.stop();
+    await this.leadership.stop();
     await this.events.close();
     await this.reads.close();
     await this.counters.close();

@@ -28,4 +28,22 @@ describe('caching read store', () => {
     expect(await store.get('clients', 'a')).toBeNull();
     await store.close();
   });
+
+  it('logs the cached documents each commit changed, with the fence and the time, for the caches of other processes; not where none can read the store', async () => {
+    const file = join(tempDir('cache-'), 'r.db');
+    const inner = new SqliteReadStore(file);
+    const store = new CachingReadStore(inner, ['clients'], () => 1234);
+    await store.prepareView('clients', 1, []);
+    await store.prepareView('audit', 1, []);
+    await store.commitAll([
+      { view: 'clients', writes: [{ id: 'a', doc: { n: 1 }, position: 7 }], checkpoint: 7 },
+      { view: 'audit', writes: [{ id: 'x', doc: { n: 1 }, position: 7 }], checkpoint: 7 },
+    ]);
+    expect(await store.changesAfter({ fence: 0, position: 0 }, 10)).toEqual([{ fence: 0, position: 7, view: 'clients', ids: ['a'] }]);
+
+    const alone = new CachingReadStore(inner, ['clients'], () => 1234, false);
+    await alone.commit('clients', [{ id: 'b', doc: { n: 2 }, position: 8 }], 8);
+    expect(await alone.lastChange()).toEqual({ fence: 0, position: 7 });
+    await store.close();
+  });
 });

@@ -11,6 +11,8 @@ export interface LeaseDocument {
   owner: string;
   fence: number;
   expiresAt: number;
+  /** Bumped by every fenced view commit, so that a commit and a takeover conflict. */
+  commits?: number;
 }
 
 /**

@@ -14,7 +14,21 @@ import {
 } from 'mongodb';
 import type { IndexSpec } from '../../../projections/projection.js';
 import { StoreUnavailableError } from '../event-store/event-store.port.js';
-import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewCommit, ViewDocument, ViewState } from './read-store.port.js';
+import { LeaseLostError } from './lease.port.js';
+import type { LeaseDocument } from './mongo-leases.js';
+import {
+  type ChangeCursor,
+  type CommitOptions,
+  type DocumentWrite,
+  type FindOptions,
+  type ReadStore,
+  type Scalar,
+  type ViewChange,
+  type ViewCommit,
+  type ViewDocument,
+  type ViewState,
+  VIEW_CHANGES_KEEP_MS,
+} from './read-store.port.js';
 
 const VIEW_NAME = /^[a-z][a-z0-9_]*$/;
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
@@ -26,6 +40,15 @@ interface StoredDocument {
   _id: string;
   _position: number;
   [field: string]: unknown;
+}
+
+/** One entry of the change log; `at` as a date, for the TTL index that trims the log. */
+interface ChangeDocument {
+  fence: number;
+  position: number;
+  view: string;
+  ids: string[];
+  at: Date;
 }
 
 interface StateDocument {
@@ -60,11 +83,16 @@ export class MongoReadStore implements ReadStore {
   private readonly client: MongoClient;
   private readonly db: Db;
   private readonly state: Collection<StateDocument>;
+  private readonly changes: Collection<ChangeDocument>;
+  private readonly leases: Collection<LeaseDocument>;
+  private changesIndexed?: Promise<unknown>;
 
   constructor(url: string, dbName?: string) {
     this.client = new MongoClient(url);
     this.db = this.client.db(dbName ?? databaseFromUrl(url) ?? DEFAULT_DB);
     this.state = this.db.collection<StateDocument>('view_state');
+    this.changes = this.db.collection<ChangeDocument>('view_changes');
+    this.leases = this.db.collection<LeaseDocument>('leases');
   }
 
   private view(view: string): Collection<StoredDocument> {
@@ -133,9 +161,19 @@ export class MongoReadStore implements ReadStore {
     return this.commitAll([{ view, writes, checkpoint }]);
   }
 
-  async commitAll(commits: readonly ViewCommit[]): Promise<void> {
+  async commitAll(commits: readonly ViewCommit[], options: CommitOptions = {}): Promise<void> {
+    const { fence, log } = options;
+    if (log) await this.indexChanges();
     await this.transaction(async (session) => {
+      // Writing the lease in the transaction makes it conflict with a takeover: either the
+      // commit lands before the new holder's lease, or it finds the fence moved and is refused.
+      if (fence) {
+        const held = await this.leases.updateOne({ _id: fence.lease, fence: fence.fence }, { $inc: { commits: 1 } }, { session });
+        if (held.matchedCount === 0) throw new LeaseLostError(fence.lease, fence.fence);
+      }
+      const entries: ChangeDocument[] = [];
       for (const { view, writes, checkpoint } of commits) {
+        if (log && writes.length && log.views.has(view)) entries.push({ fence: log.fence, position: checkpoint, view, ids: writes.map((w) => w.id), at: new Date(log.at) });
         const operations: AnyBulkWriteOperation<StoredDocument>[] = writes.map((w) =>
           w.doc
             ? { replaceOne: { filter: { _id: w.id }, replacement: toStored(w.doc, w.position), upsert: true } }
@@ -144,7 +182,36 @@ export class MongoReadStore implements ReadStore {
         if (operations.length > 0) await this.view(view).bulkWrite(operations, { session, ordered: true });
         await this.state.updateOne({ _id: view, position: { $lt: checkpoint } }, { $set: { position: checkpoint } }, { session });
       }
+      if (entries.length) await this.changes.insertMany(entries, { session });
     });
+  }
+
+  async changesAfter(after: ChangeCursor, limit: number): Promise<ViewChange[]> {
+    const found = await reading(
+      this.changes
+        .find({ $or: [{ fence: { $gt: after.fence } }, { fence: after.fence, position: { $gt: after.position } }] })
+        .sort({ fence: 1, position: 1 })
+        .limit(limit)
+        .toArray(),
+    );
+    return found.map((c) => ({ fence: c.fence, position: c.position, view: c.view, ids: c.ids }));
+  }
+
+  async lastChange(): Promise<ChangeCursor> {
+    const [last] = await reading(this.changes.find({}).sort({ fence: -1, position: -1 }).limit(1).toArray());
+    return last ? { fence: last.fence, position: last.position } : { fence: 0, position: 0 };
+  }
+
+  /** The change log's indexes: its order, and a TTL index that trims it (outside a transaction, where indexes cannot be made). */
+  private indexChanges(): Promise<unknown> {
+    this.changesIndexed ??= Promise.all([
+      this.changes.createIndex({ fence: 1, position: 1 }, { name: 'fence__position' }),
+      this.changes.createIndex({ at: 1 }, { name: 'at', expireAfterSeconds: VIEW_CHANGES_KEEP_MS / 1000 }),
+    ]).catch((e: unknown) => {
+      this.changesIndexed = undefined;
+      throw e;
+    });
+    return this.changesIndexed;
   }
 
   async viewState(view: string): Promise<ViewState | null> {

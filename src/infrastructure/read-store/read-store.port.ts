@@ -1,4 +1,5 @@
 import type { IndexSpec } from '../../../projections/projection.js';
+import type { LeaseFence } from './lease.port.js';
 
 /** A stored view document: the projection's fields plus its id and the position it was built from. */
 export type ViewDocument<D = Record<string, unknown>> = D & { _id: string; _position: number };
@@ -40,6 +41,33 @@ export interface FindOptions {
   fieldPrefix?: { field: string; prefix: string; after?: string };
 }
 
+/** What a commit carries besides its writes. */
+export interface CommitOptions {
+  /** The commit is refused with LeaseLostError, in the same transaction, unless the lease still has this fence. */
+  fence?: LeaseFence;
+  /**
+   * Records, in the same transaction, which documents of these views the commit changed, at
+   * the commit's checkpoint under the writer's fence (0 without a lease) and time `at`
+   * (epoch ms): other processes evict them from their caches (see `changesAfter`).
+   */
+  log?: { views: ReadonlySet<string>; fence: number; at: number };
+}
+
+/** Where a reader of the change log stands: its entries sort by the writer's fence, then position. */
+export interface ChangeCursor {
+  fence: number;
+  position: number;
+}
+
+/** One entry of the change log: the documents of one view that one commit changed. */
+export interface ViewChange extends ChangeCursor {
+  view: string;
+  ids: string[];
+}
+
+/** How long the change log keeps an entry; a reader further behind forgets its whole cache instead. */
+export const VIEW_CHANGES_KEEP_MS = 10 * 60_000;
+
 export interface ViewState {
   position: number;
   version: number;
@@ -58,7 +86,11 @@ export interface ReadStore {
   /** Writes documents and moves the view's checkpoint in one atomic step. */
   commit(view: string, writes: readonly DocumentWrite[], checkpoint: number): Promise<void>;
   /** `commit` for several views at once, all or nothing. */
-  commitAll(commits: readonly ViewCommit[]): Promise<void>;
+  commitAll(commits: readonly ViewCommit[], options?: CommitOptions): Promise<void>;
+  /** The change log's entries after `after`, oldest first, at most `limit` of them. */
+  changesAfter(after: ChangeCursor, limit: number): Promise<ViewChange[]>;
+  /** The cursor of the change log's newest entry ({0, 0} when empty). */
+  lastChange(): Promise<ChangeCursor>;
   viewState(view: string): Promise<ViewState | null>;
   /** Creates the view's indexes and, when the version changed, empties it and resets its checkpoint. */
   prepareView(view: string, version: number, indexes: readonly IndexSpec[]): Promise<void>;

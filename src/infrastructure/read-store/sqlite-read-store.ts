@@ -2,8 +2,21 @@ import type { Statement } from 'better-sqlite3';
 import type { IndexSpec } from '../../../projections/projection.js';
 import { openDatabase, type SqliteDatabase } from '../sqlite/open-database.js';
 import { SqliteWriter } from '../sqlite/sqlite-writer.js';
-import { VIEW_STATE_SCHEMA } from '../sqlite/sqlite-writer.thread.js';
-import type { DocumentWrite, FindOptions, ReadStore, Scalar, ViewCommit, ViewDocument, ViewState } from './read-store.port.js';
+import { LEASES_SCHEMA, VIEW_CHANGES_SCHEMA, VIEW_STATE_SCHEMA } from '../sqlite/sqlite-writer.thread.js';
+import { LeaseLostError } from './lease.port.js';
+import {
+  type ChangeCursor,
+  type CommitOptions,
+  type DocumentWrite,
+  type FindOptions,
+  type ReadStore,
+  type Scalar,
+  type ViewChange,
+  type ViewCommit,
+  type ViewDocument,
+  type ViewState,
+  VIEW_CHANGES_KEEP_MS,
+} from './read-store.port.js';
 
 const VIEW_NAME = /^[a-z][a-z0-9_]*$/;
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
@@ -58,6 +71,8 @@ export class SqliteReadStore implements ReadStore {
     try {
       this.db = openDatabase(file, false);
       this.db.exec(VIEW_STATE_SCHEMA);
+      this.db.exec(LEASES_SCHEMA);
+      this.db.exec(VIEW_CHANGES_SCHEMA);
     } catch (e) {
       void this.writer.release();
       throw e;
@@ -67,10 +82,26 @@ export class SqliteReadStore implements ReadStore {
   private stmt(sql: string): Statement {
     let s = this.statements.get(sql);
     if (!s) {
-      s = this.db.prepare(sql);
+      s = this.prepare(sql);
       this.statements.set(sql, s);
     }
     return s;
+  }
+
+  /**
+   * A view no runner has prepared yet (a process that only reads views, started first) reads
+   * as empty, as a missing collection does in MongoDB: its table is made, without a state, so
+   * the runner's `prepareView` still sets it up in full.
+   */
+  private prepare(sql: string): Statement {
+    try {
+      return this.db.prepare(sql);
+    } catch (e) {
+      const missing = /^no such table: (view_[a-z][a-z0-9_]*)$/.exec((e as Error).message)?.[1];
+      if (!missing) throw e;
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${missing} (id TEXT PRIMARY KEY, body TEXT NOT NULL, position INTEGER NOT NULL)`);
+      return this.db.prepare(sql);
+    }
   }
 
   async get<D>(view: string, id: string): Promise<ViewDocument<D> | null> {
@@ -103,7 +134,8 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /** Written by the store's writer thread, so view commits never wait for an event append's lock. */
-  async commitAll(commits: readonly ViewCommit[]): Promise<void> {
+  async commitAll(commits: readonly ViewCommit[], options: CommitOptions = {}): Promise<void> {
+    const { fence, log } = options;
     const response = await this.writer.request({
       type: 'views',
       commits: commits.map((c) => ({
@@ -111,9 +143,26 @@ export class SqliteReadStore implements ReadStore {
         table: table(c.view),
         writes: c.writes.map((w) => ({ id: w.id, body: w.doc ? JSON.stringify(w.doc) : null, position: w.position })),
         checkpoint: c.checkpoint,
+        ...(fence ? { fence } : {}),
+        ...(log && c.writes.length && log.views.has(c.view)
+          ? { log: { fence: log.fence, at: log.at, ids: JSON.stringify(c.writes.map((w) => w.id)), trimBefore: log.at - VIEW_CHANGES_KEEP_MS } }
+          : {}),
       })),
     });
     if (response.error) throw new Error(`read store: ${response.error}`);
+    // Commits of other callers may share the answer (see SqliteWriter): only this one's views count.
+    if (fence && response.refused?.some((v) => commits.some((c) => c.view === v))) throw new LeaseLostError(fence.lease, fence.fence);
+  }
+
+  async changesAfter(after: ChangeCursor, limit: number): Promise<ViewChange[]> {
+    const rows = this.stmt('SELECT fence, position, view, ids FROM view_changes WHERE (fence, position) > (?, ?) ORDER BY fence, position LIMIT ?').all(after.fence, after.position, limit) as Array<
+      ChangeCursor & { view: string; ids: string }
+    >;
+    return rows.map((r) => ({ fence: r.fence, position: r.position, view: r.view, ids: JSON.parse(r.ids) as string[] }));
+  }
+
+  async lastChange(): Promise<ChangeCursor> {
+    return (this.stmt('SELECT fence, position FROM view_changes ORDER BY fence DESC, position DESC LIMIT 1').get() as ChangeCursor | undefined) ?? { fence: 0, position: 0 };
   }
 
   async viewState(view: string): Promise<ViewState | null> {

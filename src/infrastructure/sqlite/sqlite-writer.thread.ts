@@ -23,6 +23,12 @@ export const EVENTS_SCHEMA = `
 
 export const VIEW_STATE_SCHEMA = 'CREATE TABLE IF NOT EXISTS view_state (view TEXT PRIMARY KEY, version INTEGER NOT NULL, position INTEGER NOT NULL)';
 
+/** The change log of cached views (see ReadStore.changesAfter): ids as a JSON array, `at` in epoch ms. */
+export const VIEW_CHANGES_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS view_changes (fence INTEGER NOT NULL, position INTEGER NOT NULL, at INTEGER NOT NULL, view TEXT NOT NULL, ids TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS view_changes_order ON view_changes (fence, position);
+  CREATE INDEX IF NOT EXISTS view_changes_at ON view_changes (at)`;
+
 /** Attempt counters (see AttemptCounters): times in epoch milliseconds; the index finds the expired ones to sweep. */
 export const COUNTERS_SCHEMA = `
   CREATE TABLE IF NOT EXISTS attempt_counters (key TEXT PRIMARY KEY, count INTEGER NOT NULL, last INTEGER NOT NULL, expires INTEGER NOT NULL);
@@ -69,6 +75,10 @@ export interface WriterViewCommit {
   table: string;
   writes: ReadonlyArray<{ id: string; body: string | null; position: number }>;
   checkpoint: number;
+  /** Skip this commit (and answer it as refused) unless the lease still has this fence. */
+  fence?: { lease: string; fence: number };
+  /** Record the ids written in the change log (a JSON array), dropping entries older than `trimBefore`. */
+  log?: { fence: number; at: number; ids: string; trimBefore: number };
 }
 
 /** A stream disposable from `at` (epoch ms); a later mark of a stream replaces an earlier one. */
@@ -95,6 +105,8 @@ export type WriterResponse = {
   id: number;
   outcomes?: WriterOutcome[];
   swept?: string[];
+  /** The views whose commits were refused for a moved fence. */
+  refused?: string[];
   /** The lease an `acquire` took, or null when another owner holds it live. */
   lease?: { owner: string; fence: number; expires: number } | null;
   error?: string;
@@ -119,6 +131,9 @@ export function writerThread(): void {
   db.pragma('wal_autocheckpoint = 10000');
   db.pragma('cache_size = -65536');
   db.exec(workerData.schema);
+  // This thread starts when its process has just locked the file: whoever held a lease in it
+  // was another process, now gone. Its leases are free at once (their fences stay).
+  db.exec('UPDATE leases SET expires = 0');
   const insert = db.prepare('INSERT INTO events (event_id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
   const lastRevision = db.prepare('SELECT MAX(revision) FROM events WHERE stream_id = ?').pluck();
   const idsFrom = db.prepare('SELECT event_id, revision, position FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?');
@@ -218,15 +233,32 @@ export function writerThread(): void {
     }
     return s;
   }
-  const commitViews = db.transaction((commits: WriterViewCommit[]) => {
+  // A fenced commit is checked against its lease in the same transaction as its writes, so a
+  // holder replaced a moment ago cannot write after its successor has started.
+  const leaseFence = db.prepare('SELECT fence FROM leases WHERE name = ?').pluck();
+  const logChange = db.prepare('INSERT INTO view_changes (fence, position, at, view, ids) VALUES (?, ?, ?, ?, ?)');
+  const trimChanges = db.prepare('DELETE FROM view_changes WHERE rowid IN (SELECT rowid FROM view_changes WHERE at < ? LIMIT 100)');
+  const commitViews = db.transaction((commits: WriterViewCommit[]): string[] => {
+    const refused: string[] = [];
+    let trimBefore: number | undefined;
     for (const c of commits) {
+      if (c.fence && leaseFence.get(c.fence.lease) !== c.fence.fence) {
+        refused.push(c.view);
+        continue;
+      }
       const { upsert, remove } = statementsOf(c.table);
       for (const w of c.writes) {
         if (w.body !== null) upsert.run(w.id, w.body, w.position);
         else remove.run(w.id);
       }
       moveCheckpoint.run(c.checkpoint, c.view, c.checkpoint);
+      if (c.log) {
+        logChange.run(c.log.fence, c.checkpoint, c.log.at, c.view, c.log.ids);
+        trimBefore = c.log.trimBefore;
+      }
     }
+    if (trimBefore !== undefined) trimChanges.run(trimBefore);
+    return refused;
   });
 
   const relaxed = db.prepare('PRAGMA synchronous = NORMAL');
@@ -235,8 +267,8 @@ export function writerThread(): void {
     // Views need no fsync: after a crash they resume from their checkpoint, or are rebuilt.
     relaxed.run();
     try {
-      commitViews.immediate(commits);
-      parentPort.postMessage({ id });
+      const refused = commitViews.immediate(commits);
+      parentPort.postMessage(refused.length ? { id, refused } : { id });
     } catch (e) {
       parentPort.postMessage({ id, error: String((e as Error)?.message ?? e) });
     } finally {

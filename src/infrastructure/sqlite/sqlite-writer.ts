@@ -6,6 +6,7 @@ import {
   COUNTERS_SCHEMA,
   EVENTS_SCHEMA,
   LEASES_SCHEMA,
+  VIEW_CHANGES_SCHEMA,
   VIEW_STATE_SCHEMA,
   type WriterData,
   type WriterRequest,
@@ -50,7 +51,7 @@ export class SqliteWriter {
     private readonly file: string,
     private readonly unlock: () => void,
   ) {
-    const data: WriterData = { file, schema: `${EVENTS_SCHEMA};\n${VIEW_STATE_SCHEMA};\n${COUNTERS_SCHEMA};\n${LEASES_SCHEMA};`, driver: SQLITE_DRIVER };
+    const data: WriterData = { file, schema: `${EVENTS_SCHEMA};\n${VIEW_STATE_SCHEMA};\n${COUNTERS_SCHEMA};\n${LEASES_SCHEMA};\n${VIEW_CHANGES_SCHEMA};`, driver: SQLITE_DRIVER };
     this.worker = new Worker(`(${writerThread.toString()})()`, { eval: true, workerData: data });
     this.worker.on('message', (r: WriterResponse) => {
       const p = this.pending.get(r.id);
