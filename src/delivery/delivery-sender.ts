@@ -7,7 +7,8 @@ import { DeliveryKinds, type DeliveryKind, type Outcome, type RenderedRequest } 
 import { retryDelay, type DeliverySettings } from './delivery-settings.js';
 import { type Delivery, deliveryKey, DeliveryStore } from './delivery-store.js';
 import { DueHeap } from './due-heap.js';
-import { type Answer, ReceiverPools } from './receiver-pools.js';
+import { PostingThread } from './posting-thread.js';
+import type { Answer } from './receiver-pools.js';
 
 /** How often the clock is read for deliveries that became due (their delays are measured on the injected Clock). */
 const TICK_MS = 100;
@@ -51,7 +52,7 @@ export class DeliverySender {
   private readonly waiting = new DueHeap();
   private readonly receivers = new Map<string, Receiver>();
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly pools: ReceiverPools;
+  private readonly pools: PostingThread;
   private timer?: NodeJS.Timeout;
   private pumpScheduled = false;
   private stopped = false;
@@ -66,7 +67,7 @@ export class DeliverySender {
     @Inject(Clock) private readonly clock: Clock,
   ) {
     this.settings = config.delivery;
-    this.pools = new ReceiverPools(this.settings.perReceiver, this.settings.timeoutMs);
+    this.pools = new PostingThread(this.settings.perReceiver, this.settings.timeoutMs);
   }
 
   start(): void {
@@ -117,7 +118,6 @@ export class DeliverySender {
   private pump(): void {
     if (this.stopped) return;
     const now = this.clock.now().getTime();
-    this.pools.sweep(now);
     for (const key of this.waiting.popDue(now)) {
       const d = this.deliveries.get(key);
       if (d) this.receiver(d.uri).ready.push(key);
@@ -250,6 +250,6 @@ export class DeliverySender {
     } catch (error) {
       return { error: String((error as Error)?.message ?? 'request failed').slice(0, 200) };
     }
-    return this.pools.post(request.url, request.headers, request.body, this.clock.now().getTime());
+    return this.pools.post(request.url, request.headers, request.body);
   }
 }

@@ -40,6 +40,21 @@ describe('ReceiverPools', () => {
     await pools.close();
   });
 
+  it('bounds the whole exchange by the timeout: an answer that trickles in is a timeout too', async () => {
+    const pools = new ReceiverPools(1, 200);
+    let drip: NodeJS.Timeout | undefined;
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      drip = setInterval(() => res.write('.'), 40);
+      res.on('close', () => clearInterval(drip));
+    };
+    const started = Date.now();
+    expect(await pools.post(`${base}/logout`, {}, '', 0)).toEqual({ error: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    clearInterval(drip);
+    await pools.close();
+  });
+
   it('closes the pool of a receiver nothing was sent to for a minute', async () => {
     const pools = new ReceiverPools(1, 2000);
     answer = (res) => res.writeHead(204).end();

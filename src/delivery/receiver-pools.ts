@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { Pool } from 'undici';
 
 /** What the receiver answered: its status, or why there was no answer. */
@@ -6,20 +7,31 @@ export interface Answer {
   error?: string;
 }
 
-/** How long a receiver's pool is kept with nothing sent to it: its connections are closed after. */
-const IDLE_POOL_MS = 60_000;
-
-/** undici's codes for an answer that did not come in time. */
-const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+/** A POST in flight, aborted once its deadline has passed. */
+interface Deadline {
+  at: number;
+  abort: EventEmitter;
+}
 
 /**
  * One keep-alive connection pool per receiver origin, as many connections as POSTs may be in
  * flight there: a POST reuses a connection instead of opening one, and costs far less than a
  * `fetch` (no Request, Response and stream objects). A pool's request never follows a redirect.
+ *
+ * The class is also sent as source text to the delivery thread (posting-thread.ts): it names
+ * nothing from its module but `Pool` and `EventEmitter`, which the thread defines.
  */
 export class ReceiverPools {
+  /** How long a receiver's pool is kept with nothing sent to it: its connections are closed after. */
+  static readonly IDLE_POOL_MS = 60_000;
+  /** undici's codes for an answer that did not come in time. */
+  static readonly TIMEOUTS: readonly string[] = ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT'];
+
   private readonly pools = new Map<string, { pool: Pool; usedAt: number }>();
   private sweptAt = 0;
+  /** The POSTs in flight with the time each must be over by, looked over by one timer (an AbortSignal.timeout each costs more than the POST's own work). */
+  private readonly deadlines = new Set<Deadline>();
+  private deadlineTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly connections: number,
@@ -28,16 +40,21 @@ export class ReceiverPools {
 
   /** One POST of `body` to `uri`, its answer's body read and dropped. */
   async post(uri: string, headers: Record<string, string>, body: string, now: number): Promise<Answer> {
+    const deadline: Deadline = { at: Date.now() + this.timeoutMs, abort: new EventEmitter() };
     try {
       const url = new URL(uri);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: `unsupported scheme ${url.protocol}` };
       const pool = this.pool(url.origin, now);
       // The whole exchange within the timeout (the pool's own timeouts bound each phase only).
-      const response = await pool.request({ method: 'POST', path: `${url.pathname}${url.search}`, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+      this.watch(deadline);
+      const response = await pool.request({ method: 'POST', path: `${url.pathname}${url.search}`, headers, body, signal: deadline.abort });
       await response.body.dump().catch(() => undefined);
+      if (deadline.at < 0) return { error: 'timeout' };
       return { status: response.statusCode };
     } catch (error) {
-      return { error: describe(error) };
+      return { error: ReceiverPools.describe(error) };
+    } finally {
+      this.deadlines.delete(deadline);
     }
   }
 
@@ -47,16 +64,39 @@ export class ReceiverPools {
     if (now - this.sweptAt < 1000) return;
     this.sweptAt = now;
     for (const [origin, p] of this.pools) {
-      if (now - p.usedAt < IDLE_POOL_MS) continue;
+      if (now - p.usedAt < ReceiverPools.IDLE_POOL_MS) continue;
       this.pools.delete(origin);
       void p.pool.close().catch(() => undefined);
     }
   }
 
   async close(): Promise<void> {
+    clearInterval(this.deadlineTimer);
+    this.deadlineTimer = undefined;
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((p) => p.pool.destroy().catch(() => undefined)));
+  }
+
+  /** Aborts the POST once its deadline has passed; the timer looks over every POST in flight, and runs only while there are some. */
+  private watch(deadline: Deadline): void {
+    this.deadlines.add(deadline);
+    if (this.deadlineTimer) return;
+    const every = Math.max(5, Math.min(100, Math.floor(this.timeoutMs / 20)));
+    this.deadlineTimer = setInterval(() => {
+      const now = Date.now();
+      for (const d of this.deadlines) {
+        if (d.at > now) continue;
+        this.deadlines.delete(d);
+        d.at = -1;
+        d.abort.emit('abort');
+      }
+      if (!this.deadlines.size) {
+        clearInterval(this.deadlineTimer);
+        this.deadlineTimer = undefined;
+      }
+    }, every);
+    this.deadlineTimer.unref();
   }
 
   private pool(origin: string, now: number): Pool {
@@ -69,12 +109,12 @@ export class ReceiverPools {
     p.usedAt = now;
     return p.pool;
   }
-}
 
-/** A short, safe description of why a POST failed (no response at all). */
-function describe(error: unknown): string {
-  const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || (e?.code !== undefined && TIMEOUTS.has(e.code))) return 'timeout';
-  const reason = e?.code ?? e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'request failed';
-  return String(reason).slice(0, 200);
+  /** A short, safe description of why a POST failed (no response at all). */
+  static describe(error: unknown): string {
+    const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+    if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || (e?.code !== undefined && ReceiverPools.TIMEOUTS.includes(e.code))) return 'timeout';
+    const reason = e?.code ?? e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'request failed';
+    return String(reason).slice(0, 200);
+  }
 }
