@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { CONFIG, type Config } from '../config.js';
 import { EVENT_STORE, type EventStore } from '../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../infrastructure/nest/clock.js';
-import { DeliveryKinds, type DeliveryKind, type Outcome, type RenderedRequest } from './delivery-kind.js';
+import { DeliveryKinds, type DeliveryKind, type Outcome, type RenderedRequest, type UnsignedRequest } from './delivery-kind.js';
 import { retryDelay, type DeliverySettings } from './delivery-settings.js';
 import { type Delivery, deliveryKey, DeliveryStore } from './delivery-store.js';
 import { DueHeap } from './due-heap.js';
@@ -244,12 +244,12 @@ export class DeliverySender {
 
   /** One POST of the request the kind renders now: never following a redirect, within the timeout. */
   private async post(kind: DeliveryKind, d: Delivery): Promise<Answer> {
-    let request: RenderedRequest;
+    let request: RenderedRequest | UnsignedRequest;
     try {
       request = await kind.render(d);
     } catch (error) {
       return { error: String((error as Error)?.message ?? 'request failed').slice(0, 200) };
     }
-    return this.pools.post(request.url, request.headers, request.body);
+    return this.pools.post(request);
   }
 }

@@ -1,20 +1,26 @@
+import type { KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { JwsSigner } from '../infrastructure/crypto/jws-signer.js';
+import type { RenderedRequest, UnsignedRequest } from './delivery-kind.js';
 import { type Answer, ReceiverPools } from './receiver-pools.js';
 
-/** One POST for the thread: [id, url, headers, body]. */
-type PostMessage = [number, string, Record<string, string>, string];
+/** A JWT for the thread to sign: [header, payload, key number, the key the first time the thread gets it]. */
+type JwtMessage = [UnsignedRequest['jwt']['header'], Record<string, unknown>, number, KeyObject | null];
+/** One POST for the thread: [id, url, headers, body, or the JWT to sign and the form field it goes in]. */
+type PostMessage = [number, string, Record<string, string>, string | null, JwtMessage | null, string | null];
 /** What came of it: [id, answer]. */
 type AnswerMessage = [number, Answer];
 
 const UNDICI = createRequire(import.meta.url).resolve('undici');
 
 /**
- * The delivery POSTs, made on a thread of their own (node:worker_threads): writing each request
- * and parsing each answer never holds up the request thread. The thread gets the URL, headers
- * and body of each POST, nothing else (the body is already rendered: no key and no sealed value
- * crosses over), and answers with the status or a short error. POSTs asked for in one turn of
- * the event loop go over in one message, and so do the answers.
+ * The delivery POSTs, made on a thread of their own (node:worker_threads): signing a token,
+ * writing each request and parsing each answer never hold up the request thread. The thread
+ * gets the URL, headers and body of each POST, or instead of the body a JWT's header and claims
+ * with the private key object to sign them (sent once per key: never a sealed key or the key
+ * that seals them), and answers with the status or a short error. POSTs asked for in one turn
+ * of the event loop go over in one message, and so do the answers.
  */
 export class PostingThread {
   private worker?: Worker;
@@ -22,16 +28,21 @@ export class PostingThread {
   private outbox: PostMessage[] = [];
   private nextId = 1;
   private flushScheduled = false;
+  /** A number for each signing key, and which numbers the running thread holds the key of. */
+  private readonly keyNumbers = new WeakMap<KeyObject, number>();
+  private nextKey = 1;
+  private keysSent = new Set<number>();
 
   constructor(
     private readonly connections: number,
     private readonly timeoutMs: number,
   ) {}
 
-  /** One POST of `body` to `uri` on the thread; a thread that fails answers every POST it held with an error (the attempt is retried). */
-  post(uri: string, headers: Record<string, string>, body: string): Promise<Answer> {
+  /** One POST on the thread (its JWT signed there first); a thread that fails answers every POST it held with an error (the attempt is retried). */
+  post(request: RenderedRequest | UnsignedRequest): Promise<Answer> {
     const id = this.nextId++;
-    this.outbox.push([id, uri, headers, body]);
+    if ('jwt' in request) this.outbox.push([id, request.url, request.headers, null, this.jwt(request.jwt), request.form ?? null]);
+    else this.outbox.push([id, request.url, request.headers, request.body, null, null]);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
@@ -47,6 +58,14 @@ export class PostingThread {
     this.fail('delivery thread closed');
   }
 
+  private jwt({ header, payload, key }: UnsignedRequest['jwt']): JwtMessage {
+    let n = this.keyNumbers.get(key);
+    if (n === undefined) this.keyNumbers.set(key, (n = this.nextKey++));
+    if (this.keysSent.has(n)) return [header, payload, n, null];
+    this.keysSent.add(n);
+    return [header, payload, n, key];
+  }
+
   private flush(): void {
     this.flushScheduled = false;
     const batch = this.outbox;
@@ -60,7 +79,9 @@ export class PostingThread {
 
   private thread(): Worker {
     if (this.worker) return this.worker;
-    const source = `const { Pool } = require(${JSON.stringify(UNDICI)}); const { EventEmitter } = require('node:events'); (${postingThread.toString()})(${ReceiverPools.toString()});`;
+    this.keysSent = new Set();
+    const prelude = `const { Pool } = require(${JSON.stringify(UNDICI)}); const { EventEmitter } = require('node:events'); const { sign } = require('node:crypto');`;
+    const source = `${prelude} (${postingThread.toString()})(${ReceiverPools.toString()}, ${JwsSigner.toString()});`;
     const worker = new Worker(source, { eval: true, workerData: { connections: this.connections, timeoutMs: this.timeoutMs } });
     worker.on('message', (answers: AnswerMessage[]) => {
       for (const [id, answer] of answers) {
@@ -90,15 +111,16 @@ export class PostingThread {
 
 /**
  * The thread's side. Sent as source text (so that it runs the same from `dist/` and under the
- * test runner): it uses only `require`, the worker's data and the pools class it is given.
+ * test runner): it uses only `require`, the worker's data and the classes it is given.
  * Idle receivers' pools are looked over on the wall clock (their sockets live in real time).
  */
-export function postingThread(Pools: typeof ReceiverPools): void {
+export function postingThread(Pools: typeof ReceiverPools, Signer: typeof JwsSigner): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { parentPort, workerData } = require('node:worker_threads');
   const pools = new Pools(workerData.connections, workerData.timeoutMs);
   const sweeper = setInterval(() => pools.sweep(Date.now()), 1000);
   sweeper.unref();
+  const keys = new Map<number, KeyObject>();
   let answers: AnswerMessage[] = [];
   let scheduled = false;
   const flush = () => {
@@ -108,14 +130,27 @@ export function postingThread(Pools: typeof ReceiverPools): void {
     parentPort.postMessage(batch);
   };
   parentPort.on('message', (batch: PostMessage[]) => {
-    for (const [id, uri, headers, body] of batch) {
-      void pools.post(uri, headers, body, Date.now()).then((answer) => {
-        answers.push([id, answer]);
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
+    const answered = (id: number, answer: Answer) => {
+      answers.push([id, answer]);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    };
+    for (const [id, uri, headers, body, jwt, form] of batch) {
+      let payload = body ?? '';
+      if (jwt) {
+        const [header, claims, n, key] = jwt;
+        if (key) keys.set(n, key);
+        try {
+          const token = Signer.signSync(header, claims, keys.get(n)!);
+          payload = form ? new URLSearchParams({ [form]: token }).toString() : token;
+        } catch {
+          answered(id, { error: 'the token could not be signed' });
+          continue;
         }
-      });
+      }
+      void pools.post(uri, headers, payload, Date.now()).then((answer) => answered(id, answer));
     }
   });
 }
