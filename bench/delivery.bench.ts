@@ -32,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { numberFlag, readFlags } from './args.js';
 import { HttpConnection } from './oauth-http.js';
 import { percentile, runLoad, type LoadResult } from './oauth-load.js';
+import { formatSummary, summarizeProfile } from './oauth-profile.js';
 import { freePort } from './oauth-servers.js';
 import { RECEIVERS, type ReceiversMessage, type ReceiversReport, wallNow } from './delivery-receivers.js';
 import { loadNow, sampleThreads, threadsBetween } from './thread-cpu.js';
@@ -191,7 +192,10 @@ async function main(): Promise<void> {
     const finished = performance.now();
     const threads = threadsBetween(threadsBefore, sampleThreads());
     const loadAfter = loadNow();
-    if (prof && profileFile) await prof.stop(profileFile);
+    if (prof && profileFile) {
+      await prof.stop(profileFile);
+      console.log(`CPU profile of the event-loop thread written to ${profileFile}:\n${formatSummary(summarizeProfile(profileFile))}`);
+    }
     receivers.child.send({ report: true });
     const { report } = (await receivers.next('report')) as { report: ReceiversReport };
 
