@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, KeyObject } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import { jest } from '@jest/globals';
 import { compactVerify } from 'jose';
 import { JwsSigner } from '../infrastructure/crypto/jws-signer.js';
 import { PostingThread } from './posting-thread.js';
@@ -77,6 +79,22 @@ describe('PostingThread', () => {
     await thread.close();
   });
 
+  it('sends a key to the thread once per kid, however often the key ring opens it again', async () => {
+    const thread = new PostingThread(2, 2000);
+    answer = (_req, res) => res.writeHead(200).end();
+    const sent = jest.spyOn(Worker.prototype, 'postMessage');
+    const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const jwk = pair.privateKey.export({ format: 'jwk' });
+    const post = (kid: string, key: KeyObject) => thread.post({ url: `${base}/k`, headers: {}, jwt: { header: { alg: 'ES256', kid }, payload: { kid }, key }, form: 'logout_token' });
+    for (let i = 0; i < 3; i++) expect(await post('same', createPrivateKey({ key: jwk, format: 'jwk' }))).toEqual({ status: 200 });
+    expect(await post('other', other.privateKey)).toEqual({ status: 200 });
+    const keysSent = sent.mock.calls.flatMap(([batch]) => (batch as unknown[][]).map((m) => (m[4] as unknown[] | null)?.[2])).filter((k) => k instanceof KeyObject);
+    expect(keysSent).toHaveLength(2);
+    sent.mockRestore();
+    await thread.close();
+  });
+
   it('never follows a redirect; a receiver too slow or gone is an error, not a status', async () => {
     const thread = new PostingThread(1, 200);
     answer = (_req, res) => res.writeHead(302, { location: `${base}/elsewhere` }).end();
@@ -90,13 +108,17 @@ describe('PostingThread', () => {
 
   it('answers what it still held with an error once closed, and starts a new thread for the next POST', async () => {
     const thread = new PostingThread(1, 5000);
+    const key = generateKeyPairSync('ed25519').privateKey;
+    const signed = () => thread.post({ url: `${base}/logout`, headers: {}, jwt: { header: { alg: 'EdDSA', kid: 'c' }, payload: {}, key }, form: 'logout_token' });
     answer = () => undefined;
-    const held = thread.post({ url: `${base}/slow`, headers: {}, body: '' });
+    const held = signed();
     await new Promise((r) => setTimeout(r, 50));
     await thread.close();
     expect(await held).toEqual({ error: 'delivery thread closed' });
     answer = (_req, res) => res.writeHead(204).end();
     expect(await thread.post({ url: `${base}/logout`, headers: {}, body: '' })).toEqual({ status: 204 });
+    // The new thread is given the key again.
+    expect(await signed()).toEqual({ status: 204 });
     await thread.close();
   });
 });

@@ -5,8 +5,8 @@ import { JwsSigner } from '../infrastructure/crypto/jws-signer.js';
 import type { RenderedRequest, UnsignedRequest } from './delivery-kind.js';
 import { type Answer, ReceiverPools } from './receiver-pools.js';
 
-/** A JWT for the thread to sign: [header, payload, key number, the key the first time the thread gets it]. */
-type JwtMessage = [UnsignedRequest['jwt']['header'], Record<string, unknown>, number, KeyObject | null];
+/** A JWT for the thread to sign: [header, payload, the key unless the thread holds it already under the header's kid]. */
+type JwtMessage = [UnsignedRequest['jwt']['header'], Record<string, unknown>, KeyObject | null];
 /** One POST for the thread: [id, url, headers, body, or the JWT to sign and the form field it goes in]. */
 type PostMessage = [number, string, Record<string, string>, string | null, JwtMessage | null, string | null];
 /** What came of it: [id, answer]. */
@@ -28,10 +28,12 @@ export class PostingThread {
   private outbox: PostMessage[] = [];
   private nextId = 1;
   private flushScheduled = false;
-  /** A number for each signing key, and which numbers the running thread holds the key of. */
-  private readonly keyNumbers = new WeakMap<KeyObject, number>();
-  private nextKey = 1;
-  private keysSent = new Set<number>();
+  /**
+   * The kids whose keys the running thread holds. A kid is the thumbprint of its public key
+   * (the key ring checks that each private key matches it), so one kid is one key, however
+   * often the key ring opens it again.
+   */
+  private keysSent = new Set<string>();
 
   constructor(
     private readonly connections: number,
@@ -54,16 +56,16 @@ export class PostingThread {
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
+    this.keysSent = new Set();
     if (worker) await worker.terminate();
     this.fail('delivery thread closed');
   }
 
   private jwt({ header, payload, key }: UnsignedRequest['jwt']): JwtMessage {
-    let n = this.keyNumbers.get(key);
-    if (n === undefined) this.keyNumbers.set(key, (n = this.nextKey++));
-    if (this.keysSent.has(n)) return [header, payload, n, null];
-    this.keysSent.add(n);
-    return [header, payload, n, key];
+    const kid = typeof header.kid === 'string' ? header.kid : undefined;
+    if (kid !== undefined && this.keysSent.has(kid)) return [header, payload, null];
+    if (kid !== undefined) this.keysSent.add(kid);
+    return [header, payload, key];
   }
 
   private flush(): void {
@@ -79,7 +81,6 @@ export class PostingThread {
 
   private thread(): Worker {
     if (this.worker) return this.worker;
-    this.keysSent = new Set();
     const prelude = `const { Pool } = require(${JSON.stringify(UNDICI)}); const { EventEmitter } = require('node:events'); const { sign } = require('node:crypto');`;
     const source = `${prelude} (${postingThread.toString()})(${ReceiverPools.toString()}, ${JwsSigner.toString()});`;
     const worker = new Worker(source, { eval: true, workerData: { connections: this.connections, timeoutMs: this.timeoutMs } });
@@ -94,6 +95,7 @@ export class PostingThread {
     const lost = (reason: string) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
+      this.keysSent = new Set();
       this.fail(reason);
     };
     worker.on('error', (error) => lost(`delivery thread failed: ${error.message}`.slice(0, 200)));
@@ -120,7 +122,7 @@ export function postingThread(Pools: typeof ReceiverPools, Signer: typeof JwsSig
   const pools = new Pools(workerData.connections, workerData.timeoutMs);
   const sweeper = setInterval(() => pools.sweep(Date.now()), 1000);
   sweeper.unref();
-  const keys = new Map<number, KeyObject>();
+  const keys = new Map<string, KeyObject>();
   let answers: AnswerMessage[] = [];
   let scheduled = false;
   const flush = () => {
@@ -140,10 +142,12 @@ export function postingThread(Pools: typeof ReceiverPools, Signer: typeof JwsSig
     for (const [id, uri, headers, body, jwt, form] of batch) {
       let payload = body ?? '';
       if (jwt) {
-        const [header, claims, n, key] = jwt;
-        if (key) keys.set(n, key);
+        const [header, claims, given] = jwt;
+        const kid = typeof header.kid === 'string' ? header.kid : undefined;
+        if (given && kid !== undefined) keys.set(kid, given);
+        const key = given ?? (kid !== undefined ? keys.get(kid) : undefined);
         try {
-          const token = Signer.signSync(header, claims, keys.get(n)!);
+          const token = Signer.signSync(header, claims, key!);
           payload = form ? new URLSearchParams({ [form]: token }).toString() : token;
         } catch {
           answered(id, { error: 'the token could not be signed' });
