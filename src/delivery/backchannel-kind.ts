@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { BACKCHANNEL_LOGOUT_EVENTS } from '../domain/delivery/backchannel-logout.events.js';
 import { BACKCHANNEL_LOGOUT, backchannelStream, type LogoutDeliveryData } from './backchannel-delivery.js';
 import { BackchannelFollower } from './backchannel-follower.js';
-import { DeliveryKinds, type DeliveryKind, type RenderedRequest } from './delivery-kind.js';
+import { DeliveryKinds, type DeliveryKind, type UnsignedRequest } from './delivery-kind.js';
 import type { Delivery } from './delivery-store.js';
 import { LogoutTokens } from './logout-token.js';
 import type { Answer } from './receiver-pools.js';
@@ -26,10 +26,10 @@ export class BackchannelLogoutKind implements DeliveryKind<LogoutDeliveryData>, 
     this.kinds.register(this, this.follower);
   }
 
-  /** §2.5: a form-encoded POST of one field, `logout_token`, signed anew at each attempt. */
-  async render(d: Delivery<LogoutDeliveryData>): Promise<RenderedRequest> {
-    const token = await this.tokens.sign(d.tenantId, d.data);
-    return { url: d.uri, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ logout_token: token }).toString() };
+  /** §2.5: a form-encoded POST of one field, `logout_token`, signed anew at each attempt (by the delivery thread). */
+  async render(d: Delivery<LogoutDeliveryData>): Promise<UnsignedRequest> {
+    const jwt = await this.tokens.unsigned(d.tenantId, d.data);
+    return { url: d.uri, headers: { 'content-type': 'application/x-www-form-urlencoded' }, jwt, form: 'logout_token' };
   }
 
   /** §2.8: a 400 is the RP refusing the request or failing its logout; dead-lettered at once with its `error`. */

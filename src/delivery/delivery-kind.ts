@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { KeyObject } from 'node:crypto';
+import type { SigningAlg } from '../domain/tenant/tenant.events.js';
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.port.js';
 import type { Delivery } from './delivery-store.js';
 import type { Answer } from './receiver-pools.js';
@@ -10,6 +12,18 @@ export interface RenderedRequest {
   body: string;
   /** Connect only to a public address (a receiver that may not name an internal one); absent, any. */
   publicOnly?: boolean;
+}
+
+/**
+ * A request whose body is a JWT that the delivery thread signs at the attempt (no signature on
+ * the request thread): the body is the token itself, or with `form` a form-encoded body of that
+ * one field. Only the private key object crosses to the thread, never a sealed key.
+ */
+export interface UnsignedRequest {
+  url: string;
+  headers: Record<string, string>;
+  jwt: { header: Record<string, unknown> & { alg: SigningAlg }; payload: Record<string, unknown>; key: KeyObject };
+  form?: string;
 }
 
 /** The three outcome event types of a kind. */
@@ -39,7 +53,7 @@ export interface DeliveryKind<D extends object = object> {
   /** The `kind` of its deliveries; never changes once deliveries were stored. */
   readonly kind: string;
   /** The request of one attempt; throwing fails the attempt like a refused POST (its message is the error). */
-  render(d: Delivery<D>): Promise<RenderedRequest>;
+  render(d: Delivery<D>): Promise<RenderedRequest | UnsignedRequest>;
   readonly outcomeTypes: OutcomeTypes;
   /** The stream an outcome event is appended to. */
   outcomeStream(d: Delivery<D>): string;

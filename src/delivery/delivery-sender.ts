@@ -3,12 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { CONFIG, type Config } from '../config.js';
 import { EVENT_STORE, type EventStore } from '../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../infrastructure/nest/clock.js';
-import { DeliveryKinds, type DeliveryKind, type Outcome, type RenderedRequest } from './delivery-kind.js';
+import { DeliveryKinds, type DeliveryKind, type Outcome, type RenderedRequest, type UnsignedRequest } from './delivery-kind.js';
 import { partitionOf } from './delivery-partitions.js';
 import { retryDelay, type DeliverySettings } from './delivery-settings.js';
 import { type Delivery, deliveryKey, DeliveryStore } from './delivery-store.js';
 import { DueHeap } from './due-heap.js';
-import { type Answer, ReceiverPools } from './receiver-pools.js';
+import { PostingThread } from './posting-thread.js';
+import type { Answer } from './receiver-pools.js';
 
 /** How often the clock is read for deliveries that became due (their delays are measured on the injected Clock). */
 const TICK_MS = 100;
@@ -52,7 +53,7 @@ export class DeliverySender {
   private readonly waiting = new DueHeap();
   private readonly receivers = new Map<string, Receiver>();
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly pools: ReceiverPools;
+  private readonly pools: PostingThread;
   private timer?: NodeJS.Timeout;
   private pumpScheduled = false;
   private stopped = false;
@@ -72,7 +73,7 @@ export class DeliverySender {
     @Inject(Clock) private readonly clock: Clock,
   ) {
     this.settings = config.delivery;
-    this.pools = new ReceiverPools(this.settings.perReceiver, this.settings.timeoutMs);
+    this.pools = new PostingThread(this.settings.perReceiver, this.settings.timeoutMs);
   }
 
   start(): void {
@@ -123,7 +124,6 @@ export class DeliverySender {
   private pump(): void {
     if (this.stopped) return;
     const now = this.clock.now().getTime();
-    this.pools.sweep(now);
     for (const key of this.waiting.popDue(now)) {
       const d = this.deliveries.get(key);
       if (d) this.receiver(d.uri).ready.push(key);
@@ -255,13 +255,13 @@ export class DeliverySender {
 
   /** One POST of the request the kind renders now: never following a redirect, within the timeout. */
   private async post(kind: DeliveryKind, d: Delivery): Promise<Answer> {
-    let request: RenderedRequest;
+    let request: RenderedRequest | UnsignedRequest;
     try {
       request = await kind.render(d);
     } catch (error) {
       return { error: String((error as Error)?.message ?? 'request failed').slice(0, 200) };
     }
-    return this.pools.post(request.url, request.headers, request.body, this.clock.now().getTime(), request.publicOnly === true);
+    return this.pools.post(request);
   }
 
   // Sharing the deliveries with other servers (delivery-shares.ts): which ones this sender takes.

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { type KeyObject, randomUUID } from 'node:crypto';
 import type { SigningAlg } from '../domain/tenant/tenant.events.js';
 import { signJwt } from '../infrastructure/crypto/jws.js';
 import { KeyRing } from '../infrastructure/crypto/key-ring.js';
@@ -25,6 +25,12 @@ export class LogoutTokens {
   ) {}
 
   async sign(tenantId: string, d: LogoutDeliveryData): Promise<string> {
+    const { header, payload, key } = await this.unsigned(tenantId, d);
+    return signJwt(header, payload, key);
+  }
+
+  /** The token's header and claims and the key to sign them with, for a signature made elsewhere (the delivery thread). */
+  async unsigned(tenantId: string, d: LogoutDeliveryData): Promise<{ header: Record<string, unknown> & { alg: SigningAlg }; payload: Record<string, unknown>; key: KeyObject }> {
     const tenant = await this.directory.tenant(tenantId);
     if (!tenant) throw new NoLogoutToken(`tenant ${tenantId} no longer exists`);
     const key = await this.keys.signingKey(tenantId, tenant.signingAlg as SigningAlg);
@@ -42,6 +48,6 @@ export class LogoutTokens {
       sid: d.sessionId,
     };
     // §2.4: explicitly typed `logout+jwt`, so that it cannot be taken for an ID token.
-    return signJwt({ alg: key.alg, kid: key.kid, typ: 'logout+jwt' }, claims, key.privateKey);
+    return { header: { alg: key.alg, kid: key.kid, typ: 'logout+jwt' }, payload: claims, key: key.privateKey };
   }
 }

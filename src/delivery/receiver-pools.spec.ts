@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { internalLiteral, publicOnlyLookup } from '../auth/client-keys/address-policy.js';
 import { ReceiverPools } from './receiver-pools.js';
 
 describe('ReceiverPools', () => {
@@ -53,16 +54,33 @@ describe('ReceiverPools', () => {
   });
 
   it('connects a public-only POST to no internal address, by IP literal or by a name that resolves to one', async () => {
-    const pools = new ReceiverPools(1, 2000);
+    const pools = new ReceiverPools(1, 2000, { lookup: publicOnlyLookup, internalLiteral });
+    const open = new ReceiverPools(1, 2000);
     answer = (res) => res.writeHead(200).end();
     sockets.clear();
     const port = new URL(base).port;
-    expect(await pools.post(`http://127.0.0.1:${port}/events`, {}, '', 0, true)).toEqual({ error: 'EINTERNALADDRESS' });
-    expect(await pools.post(`http://[::ffff:127.0.0.1]:${port}/events`, {}, '', 0, true)).toEqual({ error: 'EINTERNALADDRESS' });
-    expect(await pools.post(`http://localhost:${port}/events`, {}, '', 0, true)).toEqual({ error: 'EINTERNALADDRESS' });
+    expect(await pools.post(`http://127.0.0.1:${port}/events`, {}, '', 0)).toEqual({ error: 'EINTERNALADDRESS' });
+    expect(await pools.post(`http://[::ffff:127.0.0.1]:${port}/events`, {}, '', 0)).toEqual({ error: 'EINTERNALADDRESS' });
+    expect(await pools.post(`http://localhost:${port}/events`, {}, '', 0)).toEqual({ error: 'EINTERNALADDRESS' });
     expect(sockets.size).toBe(0);
     // The same receiver without the restriction is reached.
-    expect(await pools.post(`http://localhost:${port}/events`, {}, '', 0)).toEqual({ status: 200 });
+    expect(await open.post(`http://localhost:${port}/events`, {}, '', 0)).toEqual({ status: 200 });
+    await open.close();
+    await pools.close();
+  });
+
+  it('bounds the whole exchange by the timeout: an answer that trickles in is a timeout too', async () => {
+    const pools = new ReceiverPools(1, 200);
+    let drip: NodeJS.Timeout | undefined;
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      drip = setInterval(() => res.write('.'), 40);
+      res.on('close', () => clearInterval(drip));
+    };
+    const started = Date.now();
+    expect(await pools.post(`${base}/logout`, {}, '', 0)).toEqual({ error: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    clearInterval(drip);
     await pools.close();
   });
 

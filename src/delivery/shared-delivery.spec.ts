@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodeJwt } from 'jose';
 import { PostReceiver } from '../../test/support/receiver.js';
 import { TestClock } from '../../test/support/server.js';
 import type { Config } from '../config.js';
@@ -22,6 +23,7 @@ import type { LogoutTokens } from './logout-token.js';
 import { SharedDelivery } from './shared-delivery.js';
 
 const TTL_MS = 15_000;
+const TEST_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
 
 /** Logout tokens for one client of each revoked session, to the URI the event names (the real follower reads it from the views). */
 class SessionFollower implements DeliveryFollowerSpec {
@@ -42,7 +44,8 @@ function server(name: string, events: EventStore, reads: SqliteReadStore, leases
   const kinds = new DeliveryKinds();
   const store = new DeliveryStore(reads);
   const follower = new SessionFollower();
-  const tokens = { sign: async (_tenant: string, d: { sessionId: string }) => `token-${d.sessionId}` } as unknown as LogoutTokens;
+  // Signed on the delivery thread with a key of the test's: each token names its session.
+  const tokens = { unsigned: async (_tenant: string, d: { sessionId: string }) => ({ header: { alg: 'ES256', kid: 'test' }, payload: { sid: d.sessionId }, key: TEST_KEY }) } as unknown as LogoutTokens;
   new BackchannelLogoutKind(kinds, follower as unknown as BackchannelFollower, tokens).onModuleInit();
   const sender = new DeliverySender(config, store, kinds, events, clock);
   const shared = new SharedDelivery({ events, runner: {} as ProjectionRunner, store, sender, clock, leases, followers: kinds.followers, leaseTtlMs: TTL_MS, pollMs: 100, owner: name });
@@ -125,7 +128,7 @@ describe('deliveries shared by two servers on one store', () => {
     }
   }
 
-  const tokensOf = (r: PostReceiver) => r.taken.map((p) => new URLSearchParams(p.body).get('logout_token')).sort();
+  const tokensOf = (r: PostReceiver) => r.taken.map((p) => `token-${decodeJwt(new URLSearchParams(p.body).get('logout_token')!).sid}`).sort();
 
   it('splits the partitions between the servers, and sends every logout token once across both', async () => {
     expect(a.shared.partitions.length).toBe(16);
@@ -198,7 +201,7 @@ describe('deliveries shared by two servers on one store', () => {
       for (let i = 0; i < 3; i++) for (const s of [a, b, c]) await s.shared.poll();
       await new Promise((r) => setTimeout(r, 200));
       // The first POST of each token was refused; then each came once more, and was taken.
-      for (const [r, tokens] of expected) expect(r.taken.slice(5).map((p) => new URLSearchParams(p.body).get('logout_token')).sort()).toEqual([...tokens].sort());
+      for (const [r, tokens] of expected) expect(tokensOf({ taken: r.taken.slice(5) } as PostReceiver)).toEqual([...tokens].sort());
     } finally {
       await c.shared.stop();
       await c.sender.stop();

@@ -187,6 +187,8 @@ describe('deliveries', () => {
     expect(verifies(enabledOnly.secret, r2.taken[0], serverSeconds())).toBe(true);
     // A body changed in transit no longer verifies.
     expect(verifies(all.secret, { ...r.taken[0], body: r.taken[0].body.replace('"user.', '"User.') }, serverSeconds())).toBe(false);
+    // The outcome is recorded after the receiver's answer is back: wait for it, not for the POST.
+    await untilOutcomes(all.id, 'WebhookDelivered', 2);
     const shown = await subscription(all.id);
     expect(shown.last_delivered_at).toBeDefined();
     await unsubscribe(all.id);

@@ -51,6 +51,12 @@ export function isPublicAddress(address: string): boolean {
   return !INTERNAL.check(bare, 'ipv6');
 }
 
+/** True when a URL's host (`[...]` around IPv6) is an IP literal of an internal address: connected to without a lookup, it is checked here. */
+export function internalLiteral(hostname: string): boolean {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  return isIP(bare) !== 0 && !isPublicAddress(bare);
+}
+
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**

@@ -1,6 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type KeyObject, sign, verify } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { SigningAlg } from '../../domain/tenant/tenant.events.js';
+import { JwsSigner } from './jws-signer.js';
 
 export type Jwk = Record<string, unknown> & { kty: string };
 
@@ -9,17 +10,8 @@ export interface KeyPairJwk {
   privateJwk: Jwk;
 }
 
-/**
- * `inline`: signed by OpenSSL on the calling thread; otherwise on libuv's thread pool, so that
- * the request thread serves other requests meanwhile (the token endpoint's append is under way at
- * the same time). ES256 (OpenSSL's signature is the costliest step of a client_credentials
- * token) and RS256 go to the pool; Ed25519 is cheap enough to sign in the call.
- */
-const SPECS: Record<SigningAlg, { hash: string | null; dsaEncoding?: 'ieee-p1363'; inline: boolean }> = {
-  ES256: { hash: 'sha256', dsaEncoding: 'ieee-p1363', inline: false },
-  RS256: { hash: 'sha256', inline: false },
-  EdDSA: { hash: null, inline: true },
-};
+/** How each algorithm is signed and on which thread (see JwsSigner). */
+const SPECS = JwsSigner.SPECS;
 
 const generatePair = promisify(generateKeyPair);
 
@@ -51,38 +43,13 @@ export function publicKeyFromJwk(jwk: Jwk): KeyObject {
   return createPublicKey({ key: jwk as any, format: 'jwk' });
 }
 
-const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-
-/** The order n of the P-256 group (SEC 2 §2.4.2), and n / 2. */
-const P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
-const P256_HALF_N = P256_N >> 1n;
-
-/**
- * ECDSA signatures come in pairs: with (r, s), (r, n - s) verifies too. ES256 signatures are
- * made with s in the lower half, and a key flagged `lowS` accepts only those, so its tokens
- * have one spelling (as with the base64url of a signature, see decodeJwt) and a list keyed by
- * token string cannot be sidestepped by flipping s. Keys made before the flag accept both.
- * These read and change only the public signature (r || s, 64 bytes); OpenSSL made it.
- */
-const sOf = (signature: Buffer) => BigInt(`0x${signature.toString('hex', 32, 64)}`);
-const isLowS = (signature: Buffer) => signature.length === 64 && sOf(signature) <= P256_HALF_N;
-
-/** `signature` with s replaced by n - s when s is in the upper half (in place). */
-function lowS(signature: Buffer): Buffer {
-  const s = sOf(signature);
-  if (s > P256_HALF_N) signature.write((P256_N - s).toString(16).padStart(64, '0'), 32, 'hex');
-  return signature;
-}
-
 /** Compact JWS (RFC 7515) over a JSON payload, signed by OpenSSL; see SPECS for which thread. */
 export async function signJwt(header: Record<string, unknown> & { alg: SigningAlg }, payload: Record<string, unknown>, key: KeyObject): Promise<string> {
-  const input = `${b64(header)}.${b64(payload)}`;
-  const data = Buffer.from(input);
-  const spec = SPECS[header.alg];
-  const signingKey = spec.dsaEncoding ? { key, dsaEncoding: spec.dsaEncoding } : key;
-  const signed = (signature: Buffer) => `${input}.${(header.alg === 'ES256' ? lowS(signature) : signature).toString('base64url')}`;
-  if (spec.inline) return signed(sign(spec.hash, data, signingKey));
-  return new Promise((resolve, reject) => sign(spec.hash, data, signingKey, (err, signature) => (err ? reject(err) : resolve(signed(signature)))));
+  if (SPECS[header.alg].inline) return JwsSigner.signSync(header, payload, key);
+  const input = JwsSigner.input(header, payload);
+  return new Promise((resolve, reject) =>
+    sign(SPECS[header.alg].hash, Buffer.from(input), JwsSigner.signingKey(header.alg, key), (err, signature) => (err ? reject(err) : resolve(JwsSigner.finish(header.alg, input, signature)))),
+  );
 }
 
 export interface DecodedJwt {
@@ -115,7 +82,7 @@ export function decodeJwt(token: string): (DecodedJwt & { input: string; signatu
  */
 export function signatureValid(decoded: NonNullable<ReturnType<typeof decodeJwt>>, key: KeyObject, alg: SigningAlg, lowS = false): Promise<boolean> {
   if (decoded.header.alg !== alg) return Promise.resolve(false);
-  if (lowS && alg === 'ES256' && !isLowS(decoded.signature)) return Promise.resolve(false);
+  if (lowS && alg === 'ES256' && !JwsSigner.isLowS(decoded.signature)) return Promise.resolve(false);
   const spec = SPECS[alg];
   return new Promise((resolve) =>
     verify(spec.hash, Buffer.from(decoded.input), spec.dsaEncoding ? { key, dsaEncoding: spec.dsaEncoding } : key, decoded.signature, (err, ok) => resolve(!err && ok)),
