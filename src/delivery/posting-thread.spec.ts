@@ -95,6 +95,16 @@ describe('PostingThread', () => {
     await thread.close();
   });
 
+  it('connects a public-only request to no internal address, and reads the start of a refusal from the thread too', async () => {
+    const thread = new PostingThread(1, 2000);
+    received.length = 0;
+    answer = (_req, res) => res.writeHead(400, { 'content-type': 'application/json' }).end('{"err":"invalid_key"}');
+    expect(await thread.post({ url: `${base}/events`, headers: {}, body: '', publicOnly: true })).toEqual({ error: 'EINTERNALADDRESS' });
+    expect(received).toHaveLength(0);
+    expect(await thread.post({ url: `${base}/events`, headers: {}, body: '' })).toEqual({ status: 400, body: '{"err":"invalid_key"}' });
+    await thread.close();
+  });
+
   it('never follows a redirect; a receiver too slow or gone is an error, not a status', async () => {
     const thread = new PostingThread(1, 200);
     answer = (_req, res) => res.writeHead(302, { location: `${base}/elsewhere` }).end();
