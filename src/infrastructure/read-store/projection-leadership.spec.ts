@@ -106,8 +106,8 @@ describe('one projection runner per database, view caches kept fresh across proc
   it('a holder replaced while it stalled has its next commit refused, stops folding and reads the views like any other', async () => {
     const lost = new Promise<void>((resolve) => {
       const demote = a.runner.onLeaseLost!;
-      a.runner.onLeaseLost = () => {
-        demote();
+      a.runner.onLeaseLost = (fence) => {
+        demote(fence);
         resolve();
       };
     });
@@ -125,6 +125,22 @@ describe('one projection runner per database, view caches kept fresh across proc
     // Only B's commit landed: one grant, built by B.
     expect((await inner.get<Role>(roles.view, 'viewer'))?.grants).toEqual(['read']);
     expect((await a.cache.get<Role>(roles.view, 'viewer'))?.grants).toEqual(['read']);
+  });
+
+  it('ignores the refusal of a commit made under a fence it has since taken again, and goes on folding', async () => {
+    // A's lease lapses with nobody taking it; A takes it again, under a new fence.
+    clock += TTL;
+    await a.leadership.tick();
+    expect((await leases.read('projections'))?.fence).toBe(2);
+    expect(a.leadership.leading).toBe(true);
+    // The old runner's refused commit reports the old fence late: the new runner stays.
+    a.runner.onLeaseLost!(1);
+    // The hand-over it asks for runs in the leadership's queue of rounds: wait for that queue.
+    await (a.leadership as unknown as { turn: Promise<unknown> }).turn;
+    expect([a.leadership.leading, a.runner.folding]).toEqual([true, true]);
+    const position = await grant('viewer', 'read');
+    await a.runner.waitFor([roles.view], position);
+    expect((await inner.get<Role>(roles.view, 'viewer'))?.grants).toEqual(['read']);
   });
 
   it("keeps B's cache within the bound of a write folded by A, and fresh at once for a read-your-writes read", async () => {

@@ -36,7 +36,9 @@ export class ProjectionLeadership {
     private readonly now: () => number,
     private readonly ttlMs: number,
   ) {
-    runner.onLeaseLost = () => void this.serially(() => this.demote());
+    // Only for the grant whose commit was refused: the same process may have taken the lease
+    // again (a higher fence) meanwhile, and its new runner must go on.
+    runner.onLeaseLost = (fence) => void this.serially(async () => (this.grant?.fence === fence ? this.demote() : undefined));
   }
 
   /** Whether this process folds the log now. */

@@ -51,8 +51,8 @@ export class ProjectionRunner {
   private fence?: LeaseFence;
   /** Where failures are reported; the Nest module passes its logger. */
   logger?: (message: string) => void;
-  /** Called once the store has refused a commit for a moved fence: this runner has stopped folding. */
-  onLeaseLost?: () => void;
+  /** Called once the store has refused a commit under `fence` (moved since): this runner has stopped folding. */
+  onLeaseLost?: (fence: number) => void;
   /** Where another process folds: resolves once the shared checkpoint has passed `position` and this process's view cache is fresh up to it, or rejects at `deadline` (`Date.now()`). */
   reach?: (views: readonly string[], position: number, deadline: number) => Promise<void>;
 
@@ -124,7 +124,8 @@ export class ProjectionRunner {
           this.stopped = true;
           this.buffer = [];
           this.logger?.(`projections: ${error.message}; this process stops folding`);
-          setImmediate(() => this.onLeaseLost?.());
+          const lost = this.fence?.fence ?? 0;
+          setImmediate(() => this.onLeaseLost?.(lost));
           break;
         }
         this.buffer = [...batch, ...this.buffer];
