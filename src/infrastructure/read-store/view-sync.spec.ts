@@ -95,4 +95,18 @@ describe('ViewSync', () => {
     await sync.catchUp();
     expect(evicted).toEqual(['users/u2']);
   });
+  it('waits again for a new writer that rebuilds the views: their checkpoint went back, and so does what a wait may pass on', async () => {
+    const { cache, log, state } = fakeCache();
+    state.folded = 50;
+    const sync = new ViewSync(cache, () => 0, 0);
+    await sync.follow();
+    await sync.reach(['users'], 40, Date.now() + 1000);
+    // A takeover by a build that rebuilds: the shared checkpoint starts again from the beginning.
+    state.folded = 0;
+    log.push({ fence: 2, position: 3, view: 'users', ids: ['u1'] });
+    await sync.catchUp();
+    await expect(sync.reach(['users'], 40, Date.now() + 20)).rejects.toThrow('did not reach position 40');
+    state.folded = 45;
+    await sync.reach(['users'], 40, Date.now() + 1000);
+  });
 });

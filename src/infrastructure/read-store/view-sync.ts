@@ -121,7 +121,9 @@ export class ViewSync {
       if (c.fence !== this.cursor.fence) this.cache.forgetAll();
       this.cursor = { fence: c.fence, position: c.position };
     }
-    this.syncedTo = Math.max(this.syncedTo, folded);
+    // The views' own checkpoint, even when lower than before: a new writer may be rebuilding a
+    // view, and a wait must not pass on what the old views had reached.
+    this.syncedTo = folded;
     this.lastSync = now;
   }
 
@@ -130,7 +132,7 @@ export class ViewSync {
     if (!this.following) return;
     this.cache.forgetAll();
     this.cursor = cursor;
-    this.syncedTo = Math.max(this.syncedTo, folded);
+    this.syncedTo = folded;
     this.lastSync = now;
   }
 }
