@@ -14,6 +14,8 @@ type PostMessage = [number, string, Record<string, string>, string | null, JwtMe
 type AnswerMessage = [number, Answer];
 
 const UNDICI = createRequire(import.meta.url).resolve('undici');
+/** How long the thread keeps a private key no POST used: a rotated-out key does not stay in its memory. */
+const KEY_FORGET_MS = 10 * 60_000;
 
 /**
  * The delivery POSTs, made on a thread of their own (node:worker_threads): signing a token,
@@ -35,11 +37,13 @@ export class PostingThread {
   private nextId = 1;
   private flushScheduled = false;
   /**
-   * The kids whose keys the running thread holds. A kid is the thumbprint of its public key
+   * The kids whose keys the running thread holds, with when each was last sent a POST to sign
+   * (wall clock). The thread forgets a key unused for KEY_FORGET_MS; this side sends it again
+   * once it was unused for half that, so the thread never lacks a key it is asked to use. A kid is the thumbprint of its public key
    * (the key ring checks that each private key matches it), so one kid is one key, however
    * often the key ring opens it again.
    */
-  private keysSent = new Set<string>();
+  private keysSent = new Map<string, number>();
   private publicPools?: ReceiverPools;
 
   constructor(
@@ -51,7 +55,7 @@ export class PostingThread {
   post(request: RenderedRequest | UnsignedRequest): Promise<Answer> {
     if ('publicOnly' in request && request.publicOnly) return this.postPublic(request);
     const id = this.nextId++;
-    if ('jwt' in request) this.outbox.push([id, request.url, request.headers, null, this.jwt(request.jwt), request.form ?? null]);
+    if ('jwt' in request) this.outbox.push([id, request.url, request.headers, null, [request.jwt.header, request.jwt.payload, request.jwt.key], request.form ?? null]);
     else this.outbox.push([id, request.url, request.headers, request.body, null, null]);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -67,7 +71,7 @@ export class PostingThread {
     await publicPools?.close();
     const worker = this.worker;
     this.worker = undefined;
-    this.keysSent = new Set();
+    this.keysSent = new Map();
     if (worker) await worker.terminate();
     this.fail('delivery thread closed');
   }
@@ -79,19 +83,22 @@ export class PostingThread {
     return this.publicPools.post(request.url, request.headers, request.body, now);
   }
 
-  private jwt({ header, payload, key }: UnsignedRequest['jwt']): JwtMessage {
-    const kid = typeof header.kid === 'string' ? header.kid : undefined;
-    if (kid !== undefined && this.keysSent.has(kid)) return [header, payload, null];
-    if (kid !== undefined) this.keysSent.add(kid);
-    return [header, payload, key];
-  }
-
   private flush(): void {
     this.flushScheduled = false;
     const batch = this.outbox;
     this.outbox = [];
     if (!batch.length) return;
     const worker = this.thread();
+    // Which keys go over is decided for this very thread, as the batch leaves.
+    const now = Date.now();
+    for (const message of batch) {
+      const jwt = message[4];
+      const kid = jwt?.[0].kid;
+      if (!jwt || typeof kid !== 'string') continue;
+      const sent = this.keysSent.get(kid);
+      if (sent !== undefined && now - sent < KEY_FORGET_MS / 2) jwt[2] = null;
+      this.keysSent.set(kid, now);
+    }
     // Held while POSTs are out, so that the process waits for their answers; let go after.
     worker.ref();
     worker.postMessage(batch);
@@ -101,7 +108,7 @@ export class PostingThread {
     if (this.worker) return this.worker;
     const prelude = `const { Pool } = require(${JSON.stringify(UNDICI)}); const { EventEmitter } = require('node:events'); const { sign } = require('node:crypto');`;
     const source = `${prelude} (${postingThread.toString()})(${ReceiverPools.toString()}, ${JwsSigner.toString()});`;
-    const worker = new Worker(source, { eval: true, workerData: { connections: this.connections, timeoutMs: this.timeoutMs } });
+    const worker = new Worker(source, { eval: true, workerData: { connections: this.connections, timeoutMs: this.timeoutMs, keyForgetMs: KEY_FORGET_MS } });
     worker.on('message', (answers: AnswerMessage[]) => {
       for (const [id, answer] of answers) {
         const resolve = this.waiting.get(id);
@@ -113,7 +120,7 @@ export class PostingThread {
     const lost = (reason: string) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
-      this.keysSent = new Set();
+      this.keysSent = new Map();
       this.fail(reason);
     };
     worker.on('error', (error) => lost(`delivery thread failed: ${error.message}`.slice(0, 200)));
@@ -138,9 +145,13 @@ export function postingThread(Pools: typeof ReceiverPools, Signer: typeof JwsSig
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { parentPort, workerData } = require('node:worker_threads');
   const pools = new Pools(workerData.connections, workerData.timeoutMs);
-  const sweeper = setInterval(() => pools.sweep(Date.now()), 1000);
+  const keys = new Map<string, { key: KeyObject; usedAt: number }>();
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    pools.sweep(now);
+    for (const [kid, k] of keys) if (now - k.usedAt >= workerData.keyForgetMs) keys.delete(kid);
+  }, 1000);
   sweeper.unref();
-  const keys = new Map<string, KeyObject>();
   let answers: AnswerMessage[] = [];
   let scheduled = false;
   const flush = () => {
@@ -162,8 +173,9 @@ export function postingThread(Pools: typeof ReceiverPools, Signer: typeof JwsSig
       if (jwt) {
         const [header, claims, given] = jwt;
         const kid = typeof header.kid === 'string' ? header.kid : undefined;
-        if (given && kid !== undefined) keys.set(kid, given);
-        const key = given ?? (kid !== undefined ? keys.get(kid) : undefined);
+        const held = kid !== undefined ? keys.get(kid) : undefined;
+        const key = given ?? held?.key;
+        if (key && kid !== undefined) keys.set(kid, { key, usedAt: Date.now() });
         try {
           const token = Signer.signSync(header, claims, key!);
           payload = form ? new URLSearchParams({ [form]: token }).toString() : token;
