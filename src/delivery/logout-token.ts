@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type KeyObject, randomUUID } from 'node:crypto';
 import type { SigningAlg } from '../domain/tenant/tenant.events.js';
-import { signJwt } from '../infrastructure/crypto/jws.js';
 import { KeyRing } from '../infrastructure/crypto/key-ring.js';
 import { Clock } from '../infrastructure/nest/clock.js';
 import { Directory } from '../shared/directory.js';
@@ -23,11 +22,6 @@ export class LogoutTokens {
     @Inject(Directory) private readonly directory: Directory,
     @Inject(Clock) private readonly clock: Clock,
   ) {}
-
-  async sign(tenantId: string, d: LogoutDeliveryData): Promise<string> {
-    const { header, payload, key } = await this.unsigned(tenantId, d);
-    return signJwt(header, payload, key);
-  }
 
   /** The token's header and claims and the key to sign them with, for a signature made elsewhere (the delivery thread). */
   async unsigned(tenantId: string, d: LogoutDeliveryData): Promise<{ header: Record<string, unknown> & { alg: SigningAlg }; payload: Record<string, unknown>; key: KeyObject }> {

@@ -1,8 +1,7 @@
-import { type Collection, MongoClient, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
-import { StoreUnavailableError } from '../event-store/event-store.port.js';
+import { type Collection, MongoClient } from 'mongodb';
+import { mongoAnswer, mongoDatabase } from '../read-store/mongo-database.js';
 import type { AttemptCounters, Counter, CounterHit } from './attempt-counters.port.js';
 
-const DEFAULT_DB = 'authserver';
 
 interface CounterDocument {
   _id: string;
@@ -25,13 +24,11 @@ export class MongoAttemptCounters implements AttemptCounters {
 
   constructor(url: string, dbName?: string) {
     this.client = new MongoClient(url);
-    const fromUrl = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?#]*)/.exec(url)?.[1];
-    const name = dbName ?? (fromUrl ? decodeURIComponent(fromUrl) : '');
-    this.counters = this.client.db(name || DEFAULT_DB).collection<CounterDocument>('attempt_counters');
+    this.counters = mongoDatabase(this.client, url, dbName).collection<CounterDocument>('attempt_counters');
   }
 
   async read(keys: readonly string[], now: number): Promise<Map<string, Counter>> {
-    const docs = await unavailable(this.counters.find({ _id: { $in: [...keys] }, expires: { $gt: now } }).toArray());
+    const docs = await mongoAnswer('attempt counters', this.counters.find({ _id: { $in: [...keys] }, expires: { $gt: now } }).toArray());
     return new Map(docs.map((d) => [d._id, { count: d.count, last: d.last, expires: d.expires }]));
   }
 
@@ -41,8 +38,9 @@ export class MongoAttemptCounters implements AttemptCounters {
       this.indexed = undefined;
       throw e;
     });
-    await unavailable(this.indexed);
-    await unavailable(
+    await mongoAnswer('attempt counters', this.indexed);
+    await mongoAnswer(
+      'attempt counters',
       this.counters.bulkWrite(
         hits.map((h) => {
           const live = { $gt: [{ $ifNull: ['$expires', 0] }, now] };
@@ -65,20 +63,10 @@ export class MongoAttemptCounters implements AttemptCounters {
   }
 
   async clear(keys: readonly string[]): Promise<void> {
-    if (keys.length) await unavailable(this.counters.deleteMany({ _id: { $in: [...keys] } }));
+    if (keys.length) await mongoAnswer('attempt counters', this.counters.deleteMany({ _id: { $in: [...keys] } }));
   }
 
   async close(): Promise<void> {
     await this.client.close();
-  }
-}
-
-/** A server that cannot be reached is a store that cannot answer now (503), not a failure. */
-async function unavailable<T>(op: Promise<T>): Promise<T> {
-  try {
-    return await op;
-  } catch (error) {
-    if (error instanceof MongoServerSelectionError || error instanceof MongoNetworkError) throw new StoreUnavailableError(`attempt counters: ${error.message}`);
-    throw error;
   }
 }

@@ -1,8 +1,7 @@
-import { type Collection, MongoClient, MongoNetworkError, MongoServerError, MongoServerSelectionError } from 'mongodb';
-import { StoreUnavailableError } from '../event-store/event-store.port.js';
+import { type Collection, MongoClient, MongoServerError } from 'mongodb';
+import { mongoAnswer, mongoDatabase } from './mongo-database.js';
 import type { LeaseGrant, Leases } from './lease.port.js';
 
-const DEFAULT_DB = 'authserver';
 const DUPLICATE_KEY = 11000;
 
 /** One lease in the `leases` collection (the view commits of MongoReadStore check `fence`). */
@@ -27,15 +26,14 @@ export class MongoLeases implements Leases {
 
   constructor(url: string, dbName?: string) {
     this.client = new MongoClient(url);
-    const fromUrl = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?#]*)/.exec(url)?.[1];
-    const name = dbName ?? (fromUrl ? decodeURIComponent(fromUrl) : '');
-    this.leases = this.client.db(name || DEFAULT_DB).collection<LeaseDocument>('leases');
+    this.leases = mongoDatabase(this.client, url, dbName).collection<LeaseDocument>('leases');
   }
 
   async acquire(name: string, owner: string, ttlMs: number, now: number): Promise<LeaseGrant | null> {
     const renewal = { $and: [{ $eq: ['$owner', { $literal: owner }] }, { $gt: ['$expiresAt', now] }] };
     try {
-      const doc = await unavailable(
+      const doc = await mongoAnswer(
+        'leases',
         this.leases.findOneAndUpdate(
           { _id: name, $or: [{ expiresAt: { $lte: now } }, { owner }] },
           // One stage: every expression reads the lease as it was before this update.
@@ -52,11 +50,11 @@ export class MongoLeases implements Leases {
   }
 
   async release(name: string, owner: string): Promise<void> {
-    await unavailable(this.leases.updateOne({ _id: name, owner }, { $set: { expiresAt: 0 } }));
+    await mongoAnswer('leases', this.leases.updateOne({ _id: name, owner }, { $set: { expiresAt: 0 } }));
   }
 
   async read(name: string): Promise<LeaseGrant | null> {
-    const doc = await unavailable(this.leases.findOne({ _id: name }));
+    const doc = await mongoAnswer('leases', this.leases.findOne({ _id: name }));
     return doc ? grant(doc) : null;
   }
 
@@ -67,14 +65,4 @@ export class MongoLeases implements Leases {
 
 function grant(doc: LeaseDocument): LeaseGrant {
   return { name: doc._id, owner: doc.owner, fence: doc.fence, expiresAt: doc.expiresAt };
-}
-
-/** A server that cannot be reached is a store that cannot answer now, not a failure. */
-async function unavailable<T>(op: Promise<T>): Promise<T> {
-  try {
-    return await op;
-  } catch (error) {
-    if (error instanceof MongoServerSelectionError || error instanceof MongoNetworkError) throw new StoreUnavailableError(`leases: ${error.message}`);
-    throw error;
-  }
 }

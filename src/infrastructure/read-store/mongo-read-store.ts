@@ -7,14 +7,12 @@ import {
   type Document,
   type Filter,
   MongoClient,
-  MongoNetworkError,
   MongoServerError,
-  MongoServerSelectionError,
   type Sort,
 } from 'mongodb';
 import type { IndexSpec } from '../../../projections/projection.js';
-import { StoreUnavailableError } from '../event-store/event-store.port.js';
 import { LeaseLostError } from './lease.port.js';
+import { mongoAnswer, mongoDatabase } from './mongo-database.js';
 import type { LeaseDocument } from './mongo-leases.js';
 import {
   type ChangeCursor,
@@ -32,7 +30,6 @@ import {
 
 const VIEW_NAME = /^[a-z][a-z0-9_]*$/;
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
-const DEFAULT_DB = 'authserver';
 const NAMESPACE_EXISTS = 48;
 const INDEX_CONFLICTS = new Set([85, 86]);
 
@@ -68,11 +65,6 @@ function field(name: string): string {
 }
 
 /** The database named in the URL's path, if any (`mongodb://host/db?...`). */
-function databaseFromUrl(url: string): string | undefined {
-  const match = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?#]*)/.exec(url);
-  const name = match ? decodeURIComponent(match[1]) : '';
-  return name || undefined;
-}
 
 /**
  * Read models in MongoDB: one collection per view (`view_<name>`), documents stored as their
@@ -89,7 +81,7 @@ export class MongoReadStore implements ReadStore {
 
   constructor(url: string, dbName?: string) {
     this.client = new MongoClient(url);
-    this.db = this.client.db(dbName ?? databaseFromUrl(url) ?? DEFAULT_DB);
+    this.db = mongoDatabase(this.client, url, dbName);
     this.state = this.db.collection<StateDocument>('view_state');
     this.changes = this.db.collection<ChangeDocument>('view_changes');
     this.leases = this.db.collection<LeaseDocument>('leases');
@@ -100,14 +92,15 @@ export class MongoReadStore implements ReadStore {
   }
 
   async get<D>(view: string, id: string): Promise<ViewDocument<D> | null> {
-    const raw = await reading(this.view(view).findOne({ _id: id }));
+    const raw = await mongoAnswer('read store', this.view(view).findOne({ _id: id }));
     return raw ? toDoc<D>(raw) : null;
   }
 
   async getMany<D>(view: string, ids: readonly string[]): Promise<Map<string, ViewDocument<D>>> {
     const out = new Map<string, ViewDocument<D>>();
     if (ids.length === 0) return out;
-    const raws = await reading(
+    const raws = await mongoAnswer(
+      'read store',
       this.view(view)
         .find({ _id: { $in: [...new Set(ids)] } })
         .toArray(),
@@ -154,7 +147,7 @@ export class MongoReadStore implements ReadStore {
       cursor = cursor.sort(sort);
     }
     if (limit !== undefined) cursor = cursor.limit(limit);
-    return (await reading(cursor.toArray())).map((r) => toDoc<D>(r));
+    return (await mongoAnswer('read store', cursor.toArray())).map((r) => toDoc<D>(r));
   }
 
   async commit(view: string, writes: readonly DocumentWrite[], checkpoint: number): Promise<void> {
@@ -187,7 +180,8 @@ export class MongoReadStore implements ReadStore {
   }
 
   async changesAfter(after: ChangeCursor, limit: number): Promise<ViewChange[]> {
-    const found = await reading(
+    const found = await mongoAnswer(
+      'read store',
       this.changes
         .find({ $or: [{ fence: { $gt: after.fence } }, { fence: after.fence, position: { $gt: after.position } }] })
         .sort({ fence: 1, position: 1 })
@@ -198,7 +192,7 @@ export class MongoReadStore implements ReadStore {
   }
 
   async lastChange(): Promise<ChangeCursor> {
-    const [last] = await reading(this.changes.find({}).sort({ fence: -1, position: -1 }).limit(1).toArray());
+    const [last] = await mongoAnswer('read store', this.changes.find({}).sort({ fence: -1, position: -1 }).limit(1).toArray());
     return last ? { fence: last.fence, position: last.position } : { fence: 0, position: 0 };
   }
 
@@ -292,18 +286,6 @@ function toStored(doc: Record<string, unknown>, position: number): Omit<StoredDo
   return { ...fields, _position: position };
 }
 
-/**
- * A read that found no server to answer it (none reachable, a connection lost) is a store
- * refusal, which the client may retry (503), not a failure of the server.
- */
-async function reading<T>(read: Promise<T>): Promise<T> {
-  try {
-    return await read;
-  } catch (error) {
-    if (error instanceof MongoServerSelectionError || error instanceof MongoNetworkError) throw new StoreUnavailableError(`read store: ${error.message}`);
-    throw error;
-  }
-}
 
 function toDoc<D>(raw: StoredDocument): ViewDocument<D> {
   const { _id, _position, ...fields } = raw;
