@@ -308,6 +308,33 @@ describe('e-mail one-time codes over SMTP', () => {
     expect((await browser.post(form.action, { ...form.fields, code })).status).toBe(400);
   });
 
+  it('a user with an e-mail address proves a code sent there before a required app is set up', async () => {
+    const alice = ((await call('GET', '/acme/configuration/users?username=alice')).body as { items: Array<{ id: string }> }).items[0].id;
+    expect((await call('DELETE', `/acme/configuration/users/${alice}/second-factors`)).status).toBe(204);
+    await call('PUT', '/acme/configuration/challenges', { factors: { totp: 'required', email_otp: 'optional' } });
+    const { browser, req, posted } = await password();
+    expect(posted.headers.get('location')).toMatch(/\/acme\/mfa\?interaction=/);
+    const html = await (await browser.follow(new URL(posted.headers.get('location')!, server.baseUrl).href, server.baseUrl)).text();
+    const send = pageForm(html, '/mfa-email');
+    // The password alone sets up no app.
+    const early = await browser.get(`${server.issuer()}/mfa-enrol?interaction=${encodeURIComponent(send.fields.interaction)}`);
+    expect([early.status, await early.text()]).toEqual([400, expect.stringContaining('no authenticator app is being set up in this sign-in')]);
+    const sent = await browser.post(send.action, send.fields);
+    const code = /is (\d{6})\./.exec(mails.at(-1)!.text)![1];
+    const form = pageForm(await sent.text(), '/mfa');
+    const proved = await browser.post(form.action, { ...form.fields, code });
+    expect(proved.status).toBe(302);
+    expect(proved.headers.get('location')).toMatch(/\/acme\/mfa-enrol\?interaction=/);
+    const setup = await (await browser.follow(new URL(proved.headers.get('location')!, server.baseUrl).href, server.baseUrl)).text();
+    const secret = /<code id="totp-secret">([A-Z2-7]+)<\/code>/.exec(setup)![1];
+    const enrol = pageForm(setup, '/mfa-enrol');
+    const codes = await browser.post(enrol.action, { ...enrol.fields, code: appCode(secret) });
+    expect(codes.status).toBe(200);
+    const next = pageForm(await codes.text(), '/mfa-continue');
+    expect(await idClaims(req, await browser.post(next.action, next.fields))).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: MFA });
+    await call('PUT', '/acme/configuration/challenges', { factors: { totp: 'off', email_otp: 'required' } });
+  });
+
   it('a relay that refuses the mail: 503 and the page again, no crash', async () => {
     const { browser, posted } = await password({ username: 'alice' });
     const page = await browser.follow(new URL(posted.headers.get('location')!, server.baseUrl).href, server.baseUrl);

@@ -7,6 +7,7 @@
  * user to the browser; the admin read and reset of a user's second factors, in the audit.
  */
 import * as oauth from 'oauth4webapi';
+import * as OTPAuth from 'otpauth';
 import { ADMIN_BOOTSTRAP, adminCall, adminToken, type AdminAnswer } from '../support/admin.js';
 import { Browser } from '../support/browser.js';
 import { decodeJwt, jsonOf, type RelyingParty } from '../support/rp.js';
@@ -66,6 +67,14 @@ async function password(username = 'alice', pass = 'correct horse battery staple
 /** Posts the credential with the form's fields. */
 async function answer(browser: Browser, form: { action: string; fields: Record<string, string> }, credential: CredentialJson | string) {
   return browser.post(form.action, { ...form.fields, credential: typeof credential === 'string' ? credential : JSON.stringify(credential) });
+}
+
+/** The hidden `interaction` field of the first form on a page. */
+const interactionOf = (html: string) => unescape(/name="interaction" value="([^"]*)"/.exec(html)![1]);
+
+/** A code of the authenticator app set up with `secret` (base32), at the server's time. */
+function appCode(secret: string): string {
+  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: server.clock.now().getTime() });
 }
 
 async function idClaims(req: Awaited<ReturnType<typeof rp.request>>, res: Response) {
@@ -299,6 +308,102 @@ describe('passkeys as a second factor', () => {
       const fresh = new SoftAuthenticator(new URL(server.issuer()).origin);
       const registered = await answer(browser, form, fresh.create(form.options));
       expect([registered.status, await registered.text()]).toEqual([200, expect.stringContaining('id="recovery-codes"')]);
+    });
+  });
+
+  describe('a required factor the user lacks, when they have another', () => {
+    let bobId: string;
+
+    beforeAll(async () => {
+      server.clock.freeze();
+      bobId = ((await call('GET', '/acme/configuration/users?username=bob')).body as { items: Array<{ id: string }> }).items[0].id;
+    });
+    afterAll(() => server.clock.release());
+
+    /** Sets up an app for `username` through the sign-in (the policy asks for one); its secret. */
+    async function setUpApp(username: string, pass: string): Promise<string> {
+      const setup = await password(username, pass);
+      expect(setup.path).toBe('/acme/mfa-enrol');
+      const secret = /<code id="totp-secret">([A-Z2-7]+)<\/code>/.exec(setup.html)![1];
+      const form = Browser.form(setup.html);
+      expect((await setup.browser.post(form.action, { ...form.fields, code: appCode(secret) })).status).toBe(200);
+      server.clock.advance(30_000);
+      return secret;
+    }
+
+    it('an app user asked for a passkey proves the app first; the password alone reaches no registration', async () => {
+      expect((await call('DELETE', `/acme/configuration/users/${bobId}/second-factors`)).status).toBe(204);
+      expect((await call('PUT', '/acme/configuration/challenges', { factors: { totp: 'required' } })).status).toBe(200);
+      const secret = await setUpApp('bob', BOB_PASSWORD);
+
+      expect((await call('PUT', '/acme/configuration/challenges', { factors: { totp: 'required', webauthn: 'required' } })).status).toBe(200);
+      const { browser, req, path, html } = await password('bob', BOB_PASSWORD);
+      expect(path).toBe('/acme/mfa');
+      expect(html).not.toContain('id="passkey-form"');
+      // The sign-in the password opened registers nothing: neither the page nor its answer.
+      const passwordOnly = interactionOf(html);
+      const page = await browser.get(`${server.issuer()}/mfa-passkey-enrol?interaction=${encodeURIComponent(passwordOnly)}`);
+      expect([page.status, await page.text()]).toEqual([400, expect.stringContaining('no passkey is being registered in this sign-in')]);
+      const forged = await browser.post(`${server.issuer()}/mfa-passkey-enrol`, { interaction: passwordOnly, credential: '{}' });
+      expect([forged.status, await forged.text()]).toEqual([400, expect.stringContaining('no passkey is being registered in this sign-in')]);
+      expect((await call('GET', `/acme/configuration/users/${bobId}/second-factors`)).body).toMatchObject({ totp: true, passkeys: [] });
+
+      // The app's code: on to the registration, which completes the sign-in.
+      const code = Browser.form(/<form method="post" action="[^"]*\/mfa">[\s\S]*?<\/form>/.exec(html)![0]);
+      const proved = await browser.post(code.action, { ...code.fields, factor: 'totp', code: appCode(secret) });
+      expect(proved.status).toBe(302);
+      const location = new URL(proved.headers.get('location')!, server.baseUrl);
+      expect(location.pathname).toBe('/acme/mfa-passkey-enrol');
+      const form = passkeyForm(await (await browser.follow(location.href, server.baseUrl)).text());
+      const key = new SoftAuthenticator(new URL(server.issuer()).origin);
+      const registered = await answer(browser, form, key.create(form.options));
+      expect(await idClaims(req, registered)).toMatchObject({ amr: ['pwd', 'otp', 'hwk', 'mfa'], acr: MFA });
+      expect((await call('GET', `/acme/configuration/users/${bobId}/second-factors`)).body).toMatchObject({ totp: true, passkeys: [{ credential_id: key.credentialIds()[0] }] });
+    });
+
+    it('/native/authorize sends an app user who must register a passkey to the browser, without asking for a code', async () => {
+      expect((await call('DELETE', `/acme/configuration/users/${bobId}/second-factors`)).status).toBe(204);
+      expect((await call('PUT', '/acme/configuration/challenges', { factors: { totp: 'required' } })).status).toBe(200);
+      await setUpApp('bob', BOB_PASSWORD);
+      expect((await call('PUT', '/acme/configuration/challenges', { factors: { totp: 'required', webauthn: 'required' } })).status).toBe(200);
+      const verifier = oauth.generateRandomCodeVerifier();
+      const res = await rp.post('/native/authorize', {
+        client_id: 'app',
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        username: 'bob',
+        password: BOB_PASSWORD,
+      });
+      expect(await jsonOf(res)).toMatchObject({ status: 403, body: { error: 'redirect_to_web' } });
+    });
+
+    it('a passkey user asked for an app proves the passkey first, then sets up the app', async () => {
+      const aliceKey = new SoftAuthenticator(new URL(server.issuer()).origin);
+      expect((await call('DELETE', `/acme/configuration/users/${aliceId}/second-factors`)).status).toBe(204);
+      expect((await call('PUT', '/acme/configuration/challenges', { factors: { webauthn: 'required' } })).status).toBe(200);
+      const first = await password();
+      const enrol = passkeyForm(first.html);
+      expect((await answer(first.browser, enrol, aliceKey.create(enrol.options))).status).toBe(200);
+
+      expect((await call('PUT', '/acme/configuration/challenges', { factors: { totp: 'required', webauthn: 'optional' } })).status).toBe(200);
+      const { browser, req, path, html } = await password();
+      expect(path).toBe('/acme/mfa');
+      const early = await browser.get(`${server.issuer()}/mfa-enrol?interaction=${encodeURIComponent(interactionOf(html))}`);
+      expect([early.status, await early.text()]).toEqual([400, expect.stringContaining('no authenticator app is being set up in this sign-in')]);
+      const form = passkeyForm(html);
+      const proved = await answer(browser, form, aliceKey.get(form.options));
+      expect(proved.status).toBe(302);
+      const location = new URL(proved.headers.get('location')!, server.baseUrl);
+      expect(location.pathname).toBe('/acme/mfa-enrol');
+      const setup = await (await browser.follow(location.href, server.baseUrl)).text();
+      const secret = /<code id="totp-secret">([A-Z2-7]+)<\/code>/.exec(setup)![1];
+      const enrolForm = Browser.form(setup);
+      const codes = await browser.post(enrolForm.action, { ...enrolForm.fields, code: appCode(secret) });
+      expect(codes.status).toBe(200);
+      const next = Browser.form(await codes.text());
+      expect(await idClaims(req, await browser.post(next.action, next.fields))).toMatchObject({ amr: ['pwd', 'hwk', 'otp', 'mfa'], acr: MFA });
     });
   });
 });

@@ -49,6 +49,8 @@ export interface AuthorizationRequest {
    * factors they may answer with, and the sealed secret of an authenticator app being set up.
    * Passkeys: `enrolWebauthn` when one is to be registered, and the WebAuthn challenge the page
    * last asked the authenticator to sign (single use, until `expiresAt`, in seconds).
+   * `thenEnrol`: a required app or passkey to set up once one of `factors` is proved; `proved`:
+   * the `amr` of that proof, carried to the enrolment that completes the sign-in.
    */
   secondFactor?: {
     userId: string;
@@ -57,6 +59,8 @@ export interface AuthorizationRequest {
     emailSent?: true;
     enrolWebauthn?: true;
     passkeyChallenge?: { value: string; expiresAt: number };
+    thenEnrol?: 'totp' | 'webauthn';
+    proved?: string[];
   };
   /** Device grant (RFC 8628): set on the user-code page's interactions, with the key of the device authorization once a code names one. */
   device?: { key?: string };

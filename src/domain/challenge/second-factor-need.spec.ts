@@ -51,7 +51,18 @@ describe('second factor need', () => {
       expect(secondFactorNeed({ totp: 'off', webauthn: 'off' }, key, true)).toEqual({ kind: 'none' });
       // Both required: the app first, then (its own sign-in) the passkey.
       expect(secondFactorNeed({ totp: 'required', webauthn: 'required' }, none, false)).toEqual({ kind: 'enrol-totp' });
-      expect(secondFactorNeed({ totp: 'required', webauthn: 'required' }, app, false)).toEqual({ kind: 'enrol-webauthn' });
+    });
+
+    it('has a user who can prove a factor prove it before a missing required one is set up', () => {
+      expect(secondFactorNeed({ totp: 'required', webauthn: 'required' }, app, false)).toEqual({ kind: 'prove', factors: ['totp'], thenEnrol: 'webauthn' });
+      expect(secondFactorNeed({ totp: 'required', webauthn: 'required' }, key, false)).toEqual({ kind: 'prove', factors: ['webauthn'], thenEnrol: 'totp' });
+      expect(secondFactorNeed({ totp: 'required', webauthn: 'optional' }, key, false)).toEqual({ kind: 'prove', factors: ['webauthn'], thenEnrol: 'totp' });
+      expect(secondFactorNeed({ totp: 'optional', webauthn: 'required' }, app, true)).toEqual({ kind: 'prove', factors: ['totp'], thenEnrol: 'webauthn' });
+      // An e-mail address the tenant takes codes at is a factor the user can prove.
+      expect(secondFactorNeed({ totp: 'required', email_otp: 'optional' }, mail, false)).toEqual({ kind: 'prove', factors: ['email_otp'], thenEnrol: 'totp' });
+      expect(secondFactorNeed({ webauthn: 'required', email_otp: 'required' }, mail, false)).toEqual({ kind: 'prove', factors: ['email_otp'], thenEnrol: 'webauthn' });
+      // Nothing to prove yet: set up right after the password.
+      expect(secondFactorNeed({ totp: 'required', email_otp: 'off' }, mail, false)).toEqual({ kind: 'enrol-totp' });
     });
   });
 });

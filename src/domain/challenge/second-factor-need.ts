@@ -5,11 +5,15 @@ import { type ChallengesDefinition, FACTORS, type Factor, type FactorPolicy } fr
  * - `none`: the password is enough;
  * - `enrol-totp`: set up an authenticator app first (its first code proves the factor);
  * - `enrol-webauthn`: register a passkey first (its registration proves the factor);
- * - `prove`: answer one of `factors` (`totp` also takes a recovery code);
+ * - `prove`: answer one of `factors` (`totp` also takes a recovery code); with `thenEnrol`, a
+ *   required app or passkey the user lacks is set up right after that proof;
  * - `unavailable`: a second factor is required but the user has none the tenant allows (no
  *   e-mail address for `email_otp`, TOTP and passkeys off): the sign-in cannot complete.
  */
-export type SecondFactorNeed = { kind: 'none' } | { kind: 'enrol-totp' } | { kind: 'enrol-webauthn' } | { kind: 'prove'; factors: Factor[] } | { kind: 'unavailable' };
+export type SecondFactorNeed = { kind: 'none' } | { kind: 'enrol-totp' } | { kind: 'enrol-webauthn' } | { kind: 'prove'; factors: Factor[]; thenEnrol?: EnrolledFactor } | { kind: 'unavailable' };
+
+/** The factors a user sets up (an e-mail address is the user's already). */
+export type EnrolledFactor = 'totp' | 'webauthn';
 
 /** Each factor's policy; a factor left out is off. */
 export type FactorPolicyOf = Partial<Record<Factor, FactorPolicy>>;
@@ -44,10 +48,11 @@ export function secondFactorNeed(policy: FactorPolicyOf, user: UserFactors, mfaR
   const required = FACTORS.some((f) => of(f) === 'required') || (mfaRequested && anyOn);
   const chosen = (of('totp') === 'optional' && user.totpEnrolled) || (of('webauthn') === 'optional' && webauthnEnrolled);
   if (!required && !chosen) return { kind: 'none' };
-  // A required app or passkey not set up yet: set up now, whatever else the user has.
-  if (of('totp') === 'required' && !user.totpEnrolled) return { kind: 'enrol-totp' };
-  if (of('webauthn') === 'required' && !webauthnEnrolled) return { kind: 'enrol-webauthn' };
-  if (usable.length > 0) return { kind: 'prove', factors: usable };
+  // A required app or passkey not set up yet is set up in this sign-in; but a user who can
+  // already prove a factor proves it first, so that a password alone never adds a factor.
+  const missing: EnrolledFactor | undefined = of('totp') === 'required' && !user.totpEnrolled ? 'totp' : of('webauthn') === 'required' && !webauthnEnrolled ? 'webauthn' : undefined;
+  if (usable.length > 0) return missing ? { kind: 'prove', factors: usable, thenEnrol: missing } : { kind: 'prove', factors: usable };
+  if (missing) return { kind: missing === 'totp' ? 'enrol-totp' : 'enrol-webauthn' };
   if (of('totp') !== 'off') return { kind: 'enrol-totp' };
   if (of('webauthn') !== 'off') return { kind: 'enrol-webauthn' };
   return { kind: 'unavailable' };

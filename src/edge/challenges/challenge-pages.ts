@@ -12,7 +12,7 @@ import { SignInCompletion } from '../login/sign-in-completion.js';
 import type { MessageKey } from '../pages/messages.en.js';
 import { PageContexts } from '../pages/page-contexts.js';
 import { Passkeys } from './passkeys.js';
-import type { FactorOutcome } from './second-factors.js';
+import { type FactorOutcome, SecondFactors } from './second-factors.js';
 
 export type Pending = AuthorizationRequest & { secondFactor: NonNullable<AuthorizationRequest['secondFactor']> };
 
@@ -38,6 +38,7 @@ export class ChallengePages {
     @Inject(PageContexts) private readonly locales: PageContexts,
     @Inject(Passkeys) private readonly passkeys: Passkeys,
     @Inject(SignInCompletion) private readonly completion: SignInCompletion,
+    @Inject(SecondFactors) private readonly factors: SecondFactors,
   ) {}
 
   /** The pending sign-in a second factor is due in, its user (still enabled) and the page's language. */
@@ -97,7 +98,7 @@ export class ChallengePages {
    */
   async recoveryCodes(ctx: PageContext, request: Pending, user: UserView, amr: string[], codes: string[], req: FastifyRequest): Promise<FlowResult> {
     const { tenantId } = request;
-    const { cookies } = await this.completion.signIn(tenantId, request, user, amr, req.headers.cookie, originOf(req));
+    const { cookies } = await this.completion.signIn(tenantId, request, user, withProof(request, amr), req.headers.cookie, originOf(req));
     const { secondFactor: _done, ...rest } = request;
     const data = { action: `${this.directory.issuer(tenantId)}/mfa-continue`, interaction: this.interactions.seal({ ...rest, authenticated: true }), codes };
     return { kind: 'html', status: 200, body: render('recovery-codes', 'recovery.title', data, ctx), cookies, ...pageImages(ctx.logoUrl) };
@@ -106,9 +107,33 @@ export class ChallengePages {
   /** The factor proved: the browser session starts with `amr`, and the pending request resumes. */
   async finish(tenant: TenantView, request: Pending, user: UserView, amr: string[], req: FastifyRequest): Promise<FlowResult> {
     const origin = originOf(req);
-    const { sessionId, cookies } = await this.completion.signIn(tenant.tenantId, request, user, amr, req.headers.cookie, origin);
+    const { sessionId, cookies } = await this.completion.signIn(tenant.tenantId, request, user, withProof(request, amr), req.headers.cookie, origin);
     return this.completion.resume(tenant, request, sessionId, cookies, origin);
   }
+
+  /**
+   * A factor proved on the `mfa` page (`amr`): the sign-in completes, or, when a required app or
+   * passkey is still to be set up (`thenEnrol`), goes on to its enrolment, which only this proof
+   * opens; the other factors are no longer answerable in this sign-in.
+   */
+  async proved(tenant: TenantView, request: Pending, user: UserView, amr: string[], req: FastifyRequest): Promise<FlowResult> {
+    const { userId, thenEnrol } = request.secondFactor;
+    if (!thenEnrol) return this.finish(tenant, request, user, amr, req);
+    const next: Pending['secondFactor'] =
+      thenEnrol === 'totp'
+        ? { userId, factors: [], proved: amr, enrolTotp: (await this.factors.beginEnrolment(tenant.tenantId, user)).sealedTotpSecret }
+        : { userId, factors: [], proved: amr, enrolWebauthn: true };
+    const path = thenEnrol === 'totp' ? 'mfa-enrol' : 'mfa-passkey-enrol';
+    const sealed = this.interactions.seal({ ...request, secondFactor: next });
+    return { kind: 'redirect', location: `${this.directory.issuer(tenant.tenantId)}/${path}?interaction=${encodeURIComponent(sealed)}` };
+  }
+}
+
+/** The `amr` of an enrolment made after another factor was proved: both methods (RFC 8176), `mfa` last. */
+function withProof(request: Pending, amr: string[]): string[] {
+  const proved = request.secondFactor.proved;
+  if (!proved) return amr;
+  return [...new Set([...proved, ...amr].filter((m) => m !== 'mfa')), 'mfa'];
 }
 
 export const expired = () => new UserFacingError(new InvalidRequest('this sign-in link has expired or belongs to another browser; start again from the application'));

@@ -51,7 +51,7 @@ export class ChallengesPagesController {
       sendFlowResult(reply, await this.pages.challenge(ctx, request, user, status, notice));
       return;
     }
-    sendFlowResult(reply, await this.pages.finish(tenant, request, user, outcome.amr, req));
+    sendFlowResult(reply, await this.pages.proved(tenant, request, user, outcome.amr, req));
   }
 
   /** Sends an e-mail code and shows the page with its field. */

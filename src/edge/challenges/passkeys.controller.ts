@@ -47,7 +47,7 @@ export class PasskeysPagesController {
       sendFlowResult(reply, await this.pages.challenge(ctx, request, user, status, notice));
       return;
     }
-    sendFlowResult(reply, await this.pages.finish(tenant, request, user, outcome.amr, req));
+    sendFlowResult(reply, await this.pages.proved(tenant, request, user, outcome.amr, req));
   }
 
   @Get('mfa-passkey-enrol')

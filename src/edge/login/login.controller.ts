@@ -92,7 +92,9 @@ export class LoginController {
     if (need.kind !== 'none') {
       const enrolTotp = need.kind === 'enrol-totp' ? (await this.factors.beginEnrolment(tenantId, user)).sealedTotpSecret : undefined;
       const enrolWebauthn = need.kind === 'enrol-webauthn';
-      const pending = this.interactions.seal({ ...request, secondFactor: { userId: user.userId, factors: need.kind === 'prove' ? need.factors : [], ...(enrolTotp ? { enrolTotp } : {}), ...(enrolWebauthn ? { enrolWebauthn } : {}) } });
+      // A missing required factor of a user who can prove another waits for that proof (`thenEnrol`).
+      const thenEnrol = need.kind === 'prove' ? need.thenEnrol : undefined;
+      const pending = this.interactions.seal({ ...request, secondFactor: { userId: user.userId, factors: need.kind === 'prove' ? need.factors : [], ...(enrolTotp ? { enrolTotp } : {}), ...(enrolWebauthn ? { enrolWebauthn } : {}), ...(thenEnrol ? { thenEnrol } : {}) } });
       const path = enrolTotp ? 'mfa-enrol' : enrolWebauthn ? 'mfa-passkey-enrol' : 'mfa';
       sendFlowResult(reply, { kind: 'redirect', location: `${this.directory.issuer(tenantId)}/${path}?interaction=${encodeURIComponent(pending)}` });
       return;

@@ -13,8 +13,9 @@ const FACTOR_OF = { totp: 'totp', email: 'email_otp' } as const;
  * /native/authorize's second factors are the tenant's (the challenges kind): the same policy
  * per client, the same TOTP secrets, recovery codes, e-mail codes and sign-in limits as the
  * sign-in page. What a browser alone can do is sent to the browser: setting up an
- * authenticator app (it shows a QR code and the recovery codes), registering a passkey, and
- * signing in with a passkey when it is the only factor the user has are `redirect_to_web`.
+ * authenticator app (it shows a QR code and the recovery codes), registering a passkey (both
+ * also when the user must first prove a factor they have), and signing in with a passkey when
+ * it is the only factor the user has are `redirect_to_web`.
  */
 @Injectable()
 export class MfaSecondFactor implements NativeSecondFactor {
@@ -39,6 +40,8 @@ export class MfaSecondFactor implements NativeSecondFactor {
       case 'unavailable':
         throw new AccessDenied('a second factor is required and the user has none this client accepts');
       case 'prove': {
+        // A required app or passkey still to be set up is set up in the browser, after a proof there.
+        if (need.thenEnrol) throw new RedirectToWeb(need.thenEnrol === 'totp' ? 'the user must set up an authenticator app in the browser first' : 'the user must register a passkey in the browser first');
         // An app's code when the user has one (it also takes a recovery code); else a code by e-mail.
         if (need.factors.includes('totp')) return { method: 'totp' };
         // WebAuthn needs a browser (the origin is the issuer's): a user with a passkey only signs in there.
