@@ -78,9 +78,19 @@ suite('passkeys in a browser', () => {
     return request;
   }
 
+  /**
+   * Resolves once the browser shows its error page for the client's address, where nothing
+   * listens: a navigation started before that would be cut short by it.
+   */
+  function clientPageFailed(): Promise<unknown> {
+    return page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame() && f.url().startsWith('chrome-error:') });
+  }
+
   /** Presses Enter (on the focused passkey button, or Continue); the browser reaches the client; the ID token's claims. */
   async function arrive(request: Awaited<ReturnType<typeof rp.request>>) {
+    const ended = clientPageFailed();
     const [callback] = await Promise.all([page.waitForRequest((r) => r.url().startsWith(request.redirectUri)), page.keyboard.press('Enter')]);
+    await ended;
     const url = new URL(callback.url());
     const res = new Response(null, { status: 302, headers: { location: url.href } });
     const tokens = await rp.redeem('web', { res, ...request, callback: url, loginShown: true });
@@ -112,7 +122,7 @@ suite('passkeys in a browser', () => {
     logout.search = new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: 'http://127.0.0.1:9999/bye' }).toString();
     await page.goto(logout.href);
     await page.waitForSelector('form');
-    await Promise.all([page.waitForRequest((r) => r.url().startsWith('http://127.0.0.1:9999/bye')), page.click('button[type="submit"]:not([name])')]);
+    await Promise.all([clientPageFailed(), page.waitForRequest((r) => r.url().startsWith('http://127.0.0.1:9999/bye')), page.click('button[type="submit"]:not([name])')]);
     expect((await context.cookies()).some((c) => c.name === 'sid')).toBe(false);
     const request = await signIn({ ui_locales: 'fr' });
     expect(page.url()).toContain('/acme/mfa?');
