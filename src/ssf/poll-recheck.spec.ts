@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { jest } from '@jest/globals';
+import { TestClock } from '../../test/support/server.js';
 import type { AggregateStore } from '../infrastructure/event-store/aggregate-store.js';
-import { Clock } from '../infrastructure/nest/clock.js';
 import { MAX_POLL_WAIT_MS, PollController } from './poll.controller.js';
 import type { PendingSet, SetStore } from './set-store.js';
 import type { SsfAccess } from './ssf-access.js';
@@ -27,7 +27,7 @@ describe('a long poll on a server that does not follow', () => {
       },
     } as unknown as SetStore;
     const follower = { arrivals: new EventEmitter(), closing: new AbortController().signal, recheckMs: 10 } as unknown as SsfFollower;
-    const controller = new PollController({} as SsfAccess, {} as SsfStreams, sets, follower, {} as AggregateStore, new Clock()) as unknown as Paging;
+    const controller = new PollController({} as SsfAccess, {} as SsfStreams, sets, follower, {} as AggregateStore, new TestClock()) as unknown as Paging;
     let answered: Page | undefined;
     const answer = controller.page('acme', 's1', 'enabled', { ack: [], errors: [], maxEvents: 10, returnImmediately: false }, new AbortController().signal);
     await readOnce;
