@@ -64,6 +64,7 @@ export interface DeliveryKind<D extends object = object> {
   /**
    * Whether a failed attempt's answer refuses this very message for good (absent: never): the
    * error to record, and it is dead-lettered at once instead of retried; undefined: retried.
+   * When `render` threw, the answer has no status and `render`'s message as its error.
    */
   refusal?(answer: Answer): string | undefined;
   /** Asked before each attempt (absent: always `send`), e.g. so that a paused receiver is sent nothing. */

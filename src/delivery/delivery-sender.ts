@@ -170,7 +170,8 @@ export class DeliverySender {
     if (kind.gate && !(await this.passes(kind, key, d))) return;
     const answer = await this.post(kind, d);
     release();
-    const refusal = answer.status !== undefined && (answer.status < 200 || answer.status >= 300) ? kind.refusal?.(answer) : undefined;
+    // Asked of every failure, a request the kind could not render included (no status then).
+    const refusal = answer.status === undefined || answer.status < 200 || answer.status >= 300 ? kind.refusal?.(answer) : undefined;
     const outcome: Answer = refusal !== undefined ? { status: answer.status, error: refusal } : answer;
     const nowDate = this.clock.now();
     const now = nowDate.getTime();

@@ -124,7 +124,7 @@ export class PollController {
     try {
       let page = await read();
       while (!Object.keys(page.sets).length && !expired) {
-        if (!arrived) await new Promise<void>((resolve) => (wake = resolve));
+        if (!arrived) await this.nap((resolve) => (wake = resolve));
         arrived = false;
         page = await read();
       }
@@ -134,5 +134,15 @@ export class PollController {
       this.follower.arrivals.off(key, onArrival);
       gone.removeEventListener('abort', expire);
     }
+  }
+
+  /** Until woken or, with several servers (another's follower may store the SETs, unheard here), until the next recheck. */
+  private async nap(waitFor: (resolve: () => void) => void): Promise<void> {
+    let recheck: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      waitFor(resolve);
+      if (this.follower.recheckMs !== undefined) recheck = setTimeout(resolve, this.follower.recheckMs);
+    });
+    clearTimeout(recheck);
   }
 }

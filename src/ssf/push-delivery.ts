@@ -13,6 +13,9 @@ import { SecurityEventTokens, type SetClaims } from './security-event-tokens.js'
 import { SET_SOURCE_TYPES, SET_VIEWS, SetTargets } from './set-targets.js';
 import { SsfStreams } from './ssf-streams.js';
 
+/** Marks render's error for an endpoint the receiver may no longer name, so that `refusal` knows it. */
+const ENDPOINT_REFUSED = 'endpoint refused: ';
+
 /** The kind of a pushed SET's delivery. */
 export const SSF_PUSH = 'ssf_push';
 
@@ -108,7 +111,7 @@ export class SsfPushKind implements DeliveryKind<PushDeliveryData>, DeliveryFoll
     // The endpoint is checked again as the receiver stands now: an administrator may have taken its flag away.
     const internalAllowed = (await this.directory.client(d.tenantId, s.clientId))?.ssfPushInternalEndpoints === true;
     const refused = pushEndpointRefusal(s.delivery.endpointUrl, internalAllowed);
-    if (refused !== undefined) throw new Error(refused);
+    if (refused !== undefined) throw new Error(`${ENDPOINT_REFUSED}${refused}`);
     const { streamId: _s, clientId: _c, ...claims } = d.data;
     const set = await this.tokens.sign(d.tenantId, claims);
     if (!set) throw new Error(`tenant ${d.tenantId} no longer exists`);
@@ -124,6 +127,8 @@ export class SsfPushKind implements DeliveryKind<PushDeliveryData>, DeliveryFoll
 
   /** RFC 8935 §2.3: a 400 with an `err` rejects this SET; it is dead-lettered at once with the receiver's error. */
   refusal(answer: Answer): string | undefined {
+    // An endpoint this receiver may no longer name is refused until an administrator acts: retrying cannot help.
+    if (answer.status === undefined && answer.error?.startsWith(ENDPOINT_REFUSED)) return answer.error.slice(ENDPOINT_REFUSED.length);
     return setRefusal(answer);
   }
 

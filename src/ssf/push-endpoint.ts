@@ -1,6 +1,5 @@
-import { isIP } from 'node:net';
 import { InvalidRequest } from '../auth/oauth-errors.js';
-import { isPublicAddress } from '../auth/client-keys/address-policy.js';
+import { internalLiteral } from '../auth/client-keys/address-policy.js';
 import { isInternalHost, validateLogoutUri } from '../domain/client/backchannel-logout-uri.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 
@@ -24,8 +23,7 @@ export function checkPushEndpoint(value: string, internalAllowed: boolean): void
   if (internalAllowed) return;
   const url = new URL(value);
   if (url.protocol !== 'https:') throw new InvalidRequest(`${FIELD} must use https`);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isInternalHost(host) || (isIP(host) !== 0 && !isPublicAddress(host))) throw new InvalidRequest(`${FIELD} must name a host on the public Internet`);
+  if (isInternalHost(url.hostname) || internalLiteral(url.hostname)) throw new InvalidRequest(`${FIELD} must name a host on the public Internet`);
 }
 
 /** Whether a delivery may go to `value` now: the flag may have been taken away since the stream was made. */

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { LeaseFence } from '../infrastructure/read-store/lease.port.js';
 import { READ_STORE, type ReadStore } from '../infrastructure/read-store/read-store.port.js';
 
 /**
@@ -36,12 +37,15 @@ export class SetStore {
     return (await this.reads.viewState(FOLLOWER))?.position ?? 0;
   }
 
-  /** Adds SETs and removes others (of deleted or disabled streams), with the follower's position, in one atomic step. */
-  async commit(created: readonly PendingSet[], dropped: readonly PendingSet[], position: number): Promise<void> {
+  /**
+   * Adds SETs and removes others (of deleted or disabled streams), with the follower's position, in one atomic step;
+   * with `fence`, refused (LeaseLostError) in that same step once the follower's lease has passed to another server.
+   */
+  async commit(created: readonly PendingSet[], dropped: readonly PendingSet[], position: number, fence?: LeaseFence): Promise<void> {
     await this.reads.commitAll([
       { view: SETS, writes: [...dropped.map((s) => ({ id: setKey(s), doc: null, position })), ...created.map((s) => ({ id: setKey(s), doc: { ...s }, position }))], checkpoint: 0 },
       { view: FOLLOWER, writes: [], checkpoint: position },
-    ]);
+    ], fence ? { fence } : {});
   }
 
   /** The stream's first `limit` SETs, in log order. */

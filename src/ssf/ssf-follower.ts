@@ -4,6 +4,7 @@ import { ssfStreamKey, type SsfStreamView } from '../../projections/ssf-streams.
 import { POLL_METHOD } from '../domain/ssf/ssf-stream.events.js';
 import { EVENT_STORE, type EventStore, type RecordedEvent, type Subscription } from '../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../infrastructure/nest/clock.js';
+import { type LeaseFence, LeaseLostError } from '../infrastructure/read-store/lease.port.js';
 import { ProjectionRunner } from '../infrastructure/read-store/projection-runner.js';
 import { SecurityEventTokens } from './security-event-tokens.js';
 import { type PendingSet, SetStore } from './set-store.js';
@@ -18,12 +19,22 @@ const RETRY_MS = 1000;
  * stream asked for into one signed SET for that stream, stored with the checkpoint in one step:
  * a crash between the event and the poll loses none, since either the SETs are stored or the
  * event is read again at the next start. `arrivals` tells waiting pollers (`<tenant>/<stream>`)
- * that SETs were stored.
+ * that SETs were stored. With several servers on one store it runs on one of them at a time,
+ * under a lease (ssf-follower-lease.ts) whose fence every commit carries: a follower that was
+ * replaced cannot put back a SET that a receiver acknowledged meanwhile.
  */
 @Injectable()
 export class SsfFollower {
   readonly arrivals = new EventEmitter();
   logger?: (message: string) => void;
+  /**
+   * Several servers: SETs may be stored by another server's follower, whose arrivals this one
+   * does not hear, so a waiting long poll reads the store again this often (milliseconds).
+   */
+  recheckMs?: number;
+  /** Told when a commit was refused because the lease passed to another server. */
+  onLeaseLost?: () => void;
+  private fence?: LeaseFence;
   private subscription?: Subscription;
   private loop?: Promise<void>;
   private stopped = false;
@@ -42,7 +53,11 @@ export class SsfFollower {
     this.arrivals.setMaxListeners(0);
   }
 
-  async start(): Promise<void> {
+  /** Follows the log from the stored checkpoint; `fence`: under a lease, which each commit must still hold. */
+  async start(fence?: LeaseFence): Promise<void> {
+    this.stopped = false;
+    this.buffer = [];
+    this.fence = fence;
     const after = await this.store.prepare();
     const sub = (this.subscription = this.events.subscribeToAll({ afterPosition: after, filter: { eventTypes: SOURCE_TYPES } }));
     this.loop = (async () => {
@@ -63,12 +78,19 @@ export class SsfFollower {
     return this.stopping.signal;
   }
 
+  /** Stops following; what it stored stays, and a later `start` (here or on another server) goes on from there. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.stopping.abort();
     await this.subscription?.close();
     await this.loop;
     await this.draining;
+    this.subscription = undefined;
+  }
+
+  /** The server stops: long polls end too. */
+  async close(): Promise<void> {
+    this.stopping.abort();
+    await this.stop();
   }
 
   /** Handles the buffered events batch by batch; a batch is retried until its SETs are stored, since skipping it would lose them. */
@@ -79,6 +101,14 @@ export class SsfFollower {
       try {
         await this.handle(batch);
       } catch (error) {
+        if (error instanceof LeaseLostError) {
+          // Another server follows now, from the stored checkpoint: this one's batch is its to make.
+          this.logger?.(`shared signals follower: ${error.message}`);
+          this.stopped = true;
+          this.buffer = [];
+          this.onLeaseLost?.();
+          break;
+        }
         this.buffer = [...batch, ...this.buffer];
         this.logger?.(`shared signals: events up to ${batch[batch.length - 1].position} not handled, retrying: ${(error as Error).message}`);
         await new Promise((r) => setTimeout(r, RETRY_MS));
@@ -109,7 +139,7 @@ export class SsfFollower {
       }
     }
     const kept = created.filter((s) => !closed.has(ssfStreamKey(s.tenantId, s.streamId)));
-    await this.store.commit(kept, dropped, last);
+    await this.store.commit(kept, dropped, last, this.fence);
     for (const s of kept) this.arrivals.emit(ssfStreamKey(s.tenantId, s.streamId));
   }
 }

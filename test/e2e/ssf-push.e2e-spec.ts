@@ -163,7 +163,7 @@ it('takes from a receiver without ssf_push_internal_endpoints only an https endp
   expect((await call('DELETE', `/ssf/stream?stream_id=${created.body.stream_id}`, undefined, 'public-receiver')).status).toBe(204);
 });
 
-it('shows ssf_push_internal_endpoints in the admin API, and sends nothing to an internal endpoint once an administrator takes it away', async () => {
+it('shows ssf_push_internal_endpoints in the admin API, and dead-letters at once a SET for an internal endpoint once an administrator takes it away', async () => {
   const admin = () => adminToken(server, 'acme');
   const shown = await adminCall(server, contract, 'GET', '/acme/configuration/clients/internal-receiver', await admin());
   expect(shown.body.ssf_push_internal_endpoints).toBe(true);
@@ -179,12 +179,13 @@ it('shows ssf_push_internal_endpoints in the admin API, and sends nothing to an 
   expect(taken.body).not.toHaveProperty('ssf_push_internal_endpoints');
   await setDisabled(true);
   const store = server.app.get<EventStore>(EVENT_STORE);
-  let failure: { error?: string } | undefined;
-  for (const deadline = Date.now() + 10_000; !failure && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
-    const events = await store.readAll({ afterPosition: 0, maxCount: 10_000, filter: { eventTypes: ['SsfSetDeliveryFailed'] } });
-    failure = events.map((e) => e.data as { streamId: string; error?: string }).find((d) => d.streamId === streamId);
+  let outcomes: Array<{ type: string; error?: string; attempts: number }> = [];
+  for (const deadline = Date.now() + 10_000; !outcomes.length && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    const events = await store.readAll({ afterPosition: 0, maxCount: 10_000, filter: { eventTypes: ['SsfSetDeliveryFailed', 'SsfSetDeliveryDeadLettered'] } });
+    outcomes = events.filter((e) => (e.data as { streamId: string }).streamId === streamId).map((e) => ({ type: e.type, ...(e.data as { error?: string; attempts: number }) }));
   }
-  expect(failure?.error).toBe('delivery.endpoint_url must use https');
+  // No retry could succeed until an administrator acts: the first attempt dead-letters it.
+  expect(outcomes.map(({ type, error, attempts }) => ({ type, error, attempts }))).toEqual([{ type: 'SsfSetDeliveryDeadLettered', error: 'delivery.endpoint_url must use https', attempts: 1 }]);
   expect(receiver.taken).toHaveLength(0);
   await setDisabled(false);
 });
