@@ -112,8 +112,9 @@ export class SharedDelivery {
     const { events, runner, store, sender, clock, logger } = this.parts;
     return {
       lease: `delivery-follower.${spec.checkpoint}`,
-      start: async () => {
-        follower = new LogFollower(spec, events, runner, store, sender, clock, logger);
+      // The follower's writes are made under the lease's fence: once another server has taken it over, the store refuses them.
+      start: async (grant) => {
+        follower = new LogFollower(spec, events, runner, store, sender, clock, logger, { lease: grant.name, fence: grant.fence });
         await follower.start();
       },
       stop: async () => {
