@@ -53,6 +53,8 @@ export class DeliverySender {
   private readonly waiting = new DueHeap();
   private readonly receivers = new Map<string, Receiver>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** The attempts in flight of each partition, for `drop` to wait for those of one only. */
+  private readonly inFlightIn = new Map<number, Set<Promise<void>>>();
   private readonly pools: PostingThread;
   private timer?: NodeJS.Timeout;
   private pumpScheduled = false;
@@ -133,6 +135,11 @@ export class DeliverySender {
         const key = r.ready.shift()!;
         const d = this.deliveries.get(key);
         if (!d) continue;
+        // A partition whose lease is about to lapse unrenewed takes no new attempt; a read of the store gives it back once renewed.
+        if (!this.sends(d)) {
+          this.deliveries.delete(key);
+          continue;
+        }
         r.active++;
         let released = false;
         // The receiver's slot is free once its POST is answered; the outcome is recorded after.
@@ -142,11 +149,18 @@ export class DeliverySender {
           r.active--;
           this.schedulePump();
         };
+        const partition = partitionOf(d.uri);
         const attempt: Promise<void> = this.attempt(key, d, release).finally(() => {
           release();
           this.inFlight.delete(attempt);
+          const of = this.inFlightIn.get(partition);
+          of?.delete(attempt);
+          if (of?.size === 0) this.inFlightIn.delete(partition);
         });
         this.inFlight.add(attempt);
+        let of = this.inFlightIn.get(partition);
+        if (!of) this.inFlightIn.set(partition, (of = new Set()));
+        of.add(attempt);
       }
       if (r.active === 0 && r.ready.length === 0) this.receivers.delete(origin);
     }
@@ -300,13 +314,14 @@ export class DeliverySender {
   /**
    * Stops sending a partition this server no longer holds (`owns` says so already): its
    * waiting deliveries are forgotten, and its attempts in flight finish with their outcomes
-   * stored, so that the next holder reads each as it stands.
+   * stored, so that the next holder reads each as it stands. Other partitions' attempts are
+   * not waited for.
    */
   async drop(partition: number): Promise<void> {
     for (const [key, d] of this.deliveries) if (partitionOf(d.uri) === partition) this.deliveries.delete(key);
     // Nothing of it stays queued: taken again later, a delivery is queued once only.
     this.waiting.retain((key) => this.deliveries.has(key));
     for (const [origin, r] of this.receivers) if (partitionOf(origin) === partition) r.ready = new Fifo();
-    await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...(this.inFlightIn.get(partition) ?? [])]);
   }
 }

@@ -114,4 +114,50 @@ describe('delivery shares', () => {
     await a.turn();
     expect(running.size).toBe(0);
   });
+
+  it('renews the shares it keeps before it stops those it gives up, however long a stop takes', async () => {
+    let stopping!: () => void;
+    const stopped = new Promise<void>((r) => (stopping = r));
+    const a = new DeliveryShares(leases, clock, 'a', Array.from({ length: 6 }, (_, i) => ({ lease: `s.${i}`, start: async () => undefined, stop: () => stopped })), { ttlMs: TTL });
+    const b = new DeliveryShares(leases, clock, 'b', [], { ttlMs: TTL });
+    await a.turn();
+    await b.turn();
+    clock.at += TTL / 3;
+    // b is a member now: a gives up s.1, s.3 and s.5, and stopping them hangs (attempts in flight, a slow store).
+    const turn = a.turn();
+    await new Promise((r) => setImmediate(r));
+    for (const i of [0, 2, 4]) expect(leases.grants.get(`s.${i}`)?.expiresAt).toBe(clock.at + TTL);
+    stopping();
+    await turn;
+    for (const i of [1, 3, 5]) expect(a.holds(`s.${i}`)).toBe(false);
+  });
+
+  it('dates each renewal from the clock as it reads at that call, not from the start of the turn', async () => {
+    const a = new DeliveryShares(leases, clock, 'a', Array.from({ length: 4 }, (_, i) => ({ lease: `s.${i}`, start: async () => undefined, stop: async () => undefined })), { ttlMs: TTL });
+    await a.turn();
+    const acquire = leases.acquire.bind(leases);
+    const late: number[] = [];
+    // Each call takes a second to answer.
+    leases.acquire = async (name, owner, ttlMs, now) => {
+      late.push(clock.at - now);
+      const grant = await acquire(name, owner, ttlMs, now);
+      clock.at += 1_000;
+      return grant;
+    };
+    await a.turn();
+    expect(late).toEqual([0, 0, 0, 0, 0]);
+  });
+
+  it('no longer counts a share as held once its lease is within a turn of expiring unrenewed', async () => {
+    const a = new DeliveryShares(leases, clock, 'a', [{ lease: 's.0', start: async () => undefined, stop: async () => undefined }], { ttlMs: TTL });
+    await a.turn();
+    expect(a.holds('s.0')).toBe(true);
+    // No turn since (one hangs on the store): the lease is still a's, but not for a turn more.
+    clock.at += (2 * TTL) / 3 - 1;
+    expect(a.holds('s.0')).toBe(true);
+    clock.at += 1;
+    expect(a.holds('s.0')).toBe(false);
+    await a.turn();
+    expect(a.holds('s.0')).toBe(true);
+  });
 });

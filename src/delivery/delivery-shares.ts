@@ -10,7 +10,8 @@ import { DELIVERY_PARTITIONS } from './delivery-partitions.js';
  */
 export interface Share {
   readonly lease: string;
-  start(): Promise<void>;
+  /** `grant`: the lease as taken; its fence stays the same through renewals, for writes made under it. */
+  start(grant: LeaseGrant): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,9 +51,14 @@ export class DeliveryShares {
     private readonly logger?: (message: string) => void,
   ) {}
 
-  /** Whether this server holds the share's lease (as far as it knows: until its last renewal's expiry). */
+  /**
+   * Whether this server holds the share's lease and may still act under it: no longer once
+   * its last renewal is within a turn of expiring, so that it has stopped before another
+   * server can take the lease over, even while a turn hangs on the store.
+   */
   holds(lease: string): boolean {
-    return this.held.has(lease);
+    const holding = this.held.get(lease);
+    return holding !== undefined && !this.lapsing(holding);
   }
 
   start(): void {
@@ -80,48 +86,71 @@ export class DeliveryShares {
     this.slot = undefined;
   }
 
+  /** Whether a lease is within a turn of expiring (on the clock as it reads now). */
+  private lapsing(holding: LeaseGrant): boolean {
+    return this.clock.now().getTime() >= holding.expiresAt - this.timing.ttlMs / 3;
+  }
+
+  /**
+   * Renews first the shares this server keeps, then stops those it gives up (which waits for
+   * their work in flight), then takes the new ones: a slow stop delays no renewal. Every
+   * lease call reads the clock anew, so that no expiry is dated from the start of a long turn.
+   */
   private async rebalance(): Promise<void> {
-    const now = this.clock.now().getTime();
     let members: { rank: number; count: number } | undefined;
     try {
-      members = await this.members(now);
+      members = await this.members();
     } catch (error) {
       this.logger?.(`delivery shares: members not read: ${(error as Error).message}`);
       // The store did not answer: a share is kept while its lease surely lasts (a turn more), no longer.
       for (const share of this.shares) {
         const holding = this.held.get(share.lease);
-        if (holding && now >= holding.expiresAt - this.timing.ttlMs / 3) await this.giveUp(share, false);
+        if (holding && this.lapsing(holding)) await this.giveUp(share, false);
       }
       return;
     }
+    const mine = (i: number) => members !== undefined && i % members.count === members.rank;
+    const lost: Share[] = [];
     for (const [i, share] of this.shares.entries()) {
-      const mine = members !== undefined && i % members.count === members.rank;
       const holding = this.held.get(share.lease);
-      if (!mine) {
-        if (holding) await this.giveUp(share, true);
-        continue;
+      if (!holding || !mine(i)) continue;
+      try {
+        const grant = await this.acquire(share.lease);
+        if (grant) this.held.set(share.lease, grant);
+        else lost.push(share);
+      } catch (error) {
+        this.logger?.(`delivery share ${share.lease}: not renewed: ${(error as Error).message}`);
       }
+    }
+    for (const share of lost) await this.giveUp(share, false);
+    for (const [i, share] of this.shares.entries()) {
+      const holding = this.held.get(share.lease);
+      if (!holding) continue;
+      if (!mine(i)) await this.giveUp(share, true);
+      else if (this.lapsing(holding)) await this.giveUp(share, false);
+    }
+    for (const [i, share] of this.shares.entries()) {
+      if (!mine(i) || this.held.has(share.lease)) continue;
       let grant: LeaseGrant | null;
       try {
-        grant = await this.leases.acquire(share.lease, this.owner, this.timing.ttlMs, now);
+        grant = await this.acquire(share.lease);
       } catch (error) {
-        if (holding && now >= holding.expiresAt - this.timing.ttlMs / 3) await this.giveUp(share, false);
-        this.logger?.(`delivery share ${share.lease}: not renewed: ${(error as Error).message}`);
+        this.logger?.(`delivery share ${share.lease}: not taken: ${(error as Error).message}`);
         continue;
       }
-      if (!grant) {
-        if (holding) await this.giveUp(share, false);
-        continue;
-      }
+      if (!grant) continue;
       this.held.set(share.lease, grant);
-      if (holding) continue;
       try {
-        await share.start();
+        await share.start(grant);
       } catch (error) {
         this.logger?.(`delivery share ${share.lease}: not started: ${(error as Error).message}`);
         await this.giveUp(share, true);
       }
     }
+  }
+
+  private acquire(lease: string): Promise<LeaseGrant | null> {
+    return this.leases.acquire(lease, this.owner, this.timing.ttlMs, this.clock.now().getTime());
   }
 
   /** Stops a share and, when its lease is still this server's, lets it go. */
@@ -132,8 +161,9 @@ export class DeliveryShares {
   }
 
   /** This server's rank among the live members and how many there are; undefined while it has no member slot. */
-  private async members(now: number): Promise<{ rank: number; count: number } | undefined> {
-    if (this.slot !== undefined && !(await this.leases.acquire(memberLease(this.slot), this.owner, this.timing.ttlMs, now))) this.slot = undefined;
+  private async members(): Promise<{ rank: number; count: number } | undefined> {
+    if (this.slot !== undefined && !(await this.acquire(memberLease(this.slot)))) this.slot = undefined;
+    const now = this.clock.now().getTime();
     const live: number[] = [];
     for (let slot = 0; slot < MAX_MEMBERS; slot++) {
       if (slot === this.slot) {
@@ -143,7 +173,7 @@ export class DeliveryShares {
       const lease = await this.leases.read(memberLease(slot));
       if (lease && lease.expiresAt > now) {
         live.push(slot);
-      } else if (this.slot === undefined && (await this.leases.acquire(memberLease(slot), this.owner, this.timing.ttlMs, now))) {
+      } else if (this.slot === undefined && (await this.acquire(memberLease(slot)))) {
         this.slot = slot;
         live.push(slot);
       }

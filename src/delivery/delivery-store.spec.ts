@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { tempDir } from '../../test/support/temp-dir.js';
+import { LeaseLostError } from '../infrastructure/read-store/lease.port.js';
+import { SqliteLeases } from '../infrastructure/read-store/sqlite-leases.js';
 import { SqliteReadStore } from '../infrastructure/read-store/sqlite-read-store.js';
 import { partitionOf } from './delivery-partitions.js';
 import { DeliveryStore } from './delivery-store.js';
@@ -51,6 +53,29 @@ describe('delivery store', () => {
     expect((await store.pendingIn(partitionOf(uri))).map((x) => x.deliveryId).sort()).toEqual(['d3', 'old']);
     expect(await store.pendingIn((partitionOf(uri) + 1) % 32)).toEqual([]);
     expect(await store.get('t1', 'old')).toEqual({ ...d, deliveryId: 'old' });
+    await reads.close();
+  });
+
+  it('refuses the deliveries and checkpoint of a follower whose lease has passed to another server', async () => {
+    const file = join(tempDir('deliveries-'), 'r.db');
+    const reads = new SqliteReadStore(file);
+    const leases = new SqliteLeases(file);
+    const store = new DeliveryStore(reads);
+    await store.prepare();
+    await store.checkpoint('a_follower');
+    const d = { tenantId: 't1', deliveryId: 'd5', kind: 'webhook', receiverId: 'w1', uri: 'http://127.0.0.1:9/', data: {}, cause: 'SessionRevoked', causeEventId: 'e5', status: 'pending' as const, attempts: 0, nextAttemptAt: 1, createdAt: 'x', updatedAt: 'x' };
+    const stalled = (await leases.acquire('delivery-follower.a_follower', 'a', 1_000, 0))!;
+    // a stalls past its lease; b takes the follower over.
+    const taken = (await leases.acquire('delivery-follower.a_follower', 'b', 1_000, 2_000))!;
+
+    await expect(store.created([d], 'a_follower', 7, { lease: stalled.name, fence: stalled.fence })).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await store.checkpoint('a_follower')).toBe(0);
+    expect(await store.pending()).toEqual([]);
+
+    await store.created([d], 'a_follower', 7, { lease: taken.name, fence: taken.fence });
+    expect(await store.checkpoint('a_follower')).toBe(7);
+    expect(await store.pending()).toEqual([d]);
+    await leases.close();
     await reads.close();
   });
 });

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { LeaseFence } from '../infrastructure/read-store/lease.port.js';
 import { type DocumentWrite, READ_STORE, type ReadStore } from '../infrastructure/read-store/read-store.port.js';
 import { partitionOf } from './delivery-partitions.js';
 
@@ -54,13 +55,20 @@ export class DeliveryStore {
     return (await this.reads.viewState(follower))?.position ?? 0;
   }
 
-  /** Records new deliveries and the follower's position in one atomic step: a crash leaves both or neither. */
-  async created(deliveries: readonly Delivery[], follower: string, position: number): Promise<void> {
+  /**
+   * Records new deliveries and the follower's position in one atomic step: a crash leaves both
+   * or neither. With `fence` (a follower shared among servers), the store refuses the write with
+   * LeaseLostError once the follower's lease has passed to another server.
+   */
+  async created(deliveries: readonly Delivery[], follower: string, position: number, fence?: LeaseFence): Promise<void> {
     const writes = deliveries.map((d) => ({ id: deliveryKey(d.tenantId, d.deliveryId), doc: stored(d), position }));
-    await this.reads.commitAll([
-      { view: DELIVERIES, writes, checkpoint: 0 },
-      { view: follower, writes: [], checkpoint: position },
-    ]);
+    await this.reads.commitAll(
+      [
+        { view: DELIVERIES, writes, checkpoint: 0 },
+        { view: follower, writes: [], checkpoint: position },
+      ],
+      fence ? { fence } : {},
+    );
   }
 
   /**

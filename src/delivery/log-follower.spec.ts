@@ -1,5 +1,6 @@
 import type { EventStore, RecordedEvent, Subscription } from '../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../infrastructure/nest/clock.js';
+import { type LeaseFence, LeaseLostError } from '../infrastructure/read-store/lease.port.js';
 import type { ProjectionRunner } from '../infrastructure/read-store/projection-runner.js';
 import type { DeliveryFollowerSpec } from './delivery-kind.js';
 import type { DeliverySender } from './delivery-sender.js';
@@ -108,5 +109,32 @@ describe('log follower under a burst', () => {
     await follower.stop();
     expect(Math.max(...batches)).toBeLessThanOrEqual(MAX_BATCH);
     expect(batches.reduce((a, b) => a + b, 0)).toBe(total);
+  });
+});
+
+describe('log follower under a lease', () => {
+  it('writes under its lease, and stops for good once the store refuses a write because the lease has moved on', async () => {
+    const fences: unknown[] = [];
+    const store = {
+      checkpoint: async () => 0,
+      created: async (_d: readonly Delivery[], _c: string, _p: number, fence?: LeaseFence) => {
+        fences.push(fence);
+        throw new LeaseLostError(fence!.lease, fence!.fence);
+      },
+    } as unknown as DeliveryStore;
+    const enqueued: Delivery[] = [];
+    const sender = { enqueue: (d: Delivery) => void enqueued.push(d) } as unknown as DeliverySender;
+    const spec: DeliveryFollowerSpec = { checkpoint: 'fenced_follower', eventTypes: ['UserDeleted'], views: [], deliveriesOf: async () => [{} as Delivery] };
+    const logged: string[] = [];
+    const { events, push } = log();
+    const follower = new LogFollower(spec, events, {} as ProjectionRunner, store, sender, new ManualClock(), (m) => logged.push(m), { lease: 'delivery-follower.fenced_follower', fence: 3 });
+    await follower.start();
+    push(event(1, 'UserDeleted'));
+    while (!logged.length) await new Promise((r) => setImmediate(r));
+    await follower.stop();
+    expect(fences).toEqual([{ lease: 'delivery-follower.fenced_follower', fence: 3 }]);
+    expect(enqueued).toEqual([]);
+    expect(logged).toEqual([expect.stringContaining('has moved on from fence 3')]);
+    expect(logged[0]).not.toContain('retrying');
   });
 });

@@ -1,5 +1,6 @@
 import type { EventStore, RecordedEvent, Subscription } from '../infrastructure/event-store/event-store.port.js';
 import type { Clock } from '../infrastructure/nest/clock.js';
+import { type LeaseFence, LeaseLostError } from '../infrastructure/read-store/lease.port.js';
 import type { ProjectionRunner } from '../infrastructure/read-store/projection-runner.js';
 import type { DeliveryFollowerSpec } from './delivery-kind.js';
 import type { DeliverySender } from './delivery-sender.js';
@@ -39,6 +40,8 @@ export class LogFollower {
     private readonly sender: DeliverySender,
     private readonly clock: Clock,
     private readonly logger?: (message: string) => void,
+    /** The lease this follower runs under, when servers share it: its writes are refused once the lease moved on. */
+    private readonly fence?: LeaseFence,
   ) {}
 
   async start(): Promise<void> {
@@ -62,7 +65,7 @@ export class LogFollower {
     await this.subscription?.close();
     await this.loop;
     await this.draining;
-    if (this.unstored !== undefined) await this.store.created([], this.spec.checkpoint, this.unstored).catch(() => undefined);
+    if (this.unstored !== undefined) await this.store.created([], this.spec.checkpoint, this.unstored, this.fence).catch(() => undefined);
   }
 
   /** Handles the buffered events batch by batch; a batch is retried until its deliveries are stored, since skipping it would lose them. */
@@ -74,6 +77,13 @@ export class LogFollower {
         await this.handle(batch);
         if (this.buffer.length) await new Promise((r) => setImmediate(r));
       } catch (error) {
+        if (error instanceof LeaseLostError) {
+          // Another server follows the log now, from the checkpoint it found: retrying would be refused every time.
+          this.logger?.(`delivery follower ${this.spec.checkpoint}: ${error.message}`);
+          this.stopped = true;
+          this.buffer = [];
+          break;
+        }
         this.buffer = [...batch, ...this.buffer];
         this.logger?.(`delivery follower ${this.spec.checkpoint}: events up to ${batch[batch.length - 1].position} not handled, retrying: ${(error as Error).message}`);
         await new Promise((r) => setTimeout(r, RETRY_MS));
@@ -93,7 +103,7 @@ export class LogFollower {
       this.unstored = last;
       return;
     }
-    await this.store.created(deliveries, this.spec.checkpoint, last);
+    await this.store.created(deliveries, this.spec.checkpoint, last, this.fence);
     this.unstored = undefined;
     this.storedAt = now;
     for (const d of deliveries) this.sender.enqueue(d);

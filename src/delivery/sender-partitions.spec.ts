@@ -38,6 +38,9 @@ describe('a sender sharing the deliveries by partition', () => {
   let sender: DeliverySender;
   let clock: ManualClock;
   const owned = new Set<number>();
+  /** The outcome writes wait for it (an event store that hangs) until `answer` is called. */
+  let outcomes: Promise<void>;
+  let answer = () => {};
 
   beforeEach(async () => {
     receiver = await PostReceiver.start('/in');
@@ -45,7 +48,8 @@ describe('a sender sharing the deliveries by partition', () => {
     const kinds = new DeliveryKinds();
     kinds.register(kind);
     const store = { save: async () => undefined } as unknown as DeliveryStore;
-    const events = { append: async () => ({ position: 1, revision: 0 }) } as unknown as EventStore;
+    outcomes = Promise.resolve();
+    const events = { append: () => outcomes.then(() => ({ position: 1, revision: 0 })) } as unknown as EventStore;
     sender = new DeliverySender({ delivery: deliverySettings({}) } as Config, store, kinds, events, clock);
     owned.clear();
     owned.add(partitionOf(receiver.url));
@@ -54,6 +58,7 @@ describe('a sender sharing the deliveries by partition', () => {
   });
 
   afterEach(async () => {
+    answer();
     await sender.stop();
     await receiver.down();
   });
@@ -91,5 +96,35 @@ describe('a sender sharing the deliveries by partition', () => {
     clock.at += 5_000;
     await settled(sender);
     expect(bodies()).toEqual(['d1', 'd2', 'd3']);
+  });
+
+  it('waits, when it lets a partition go, for the attempts in flight of that partition only', async () => {
+    const p = partitionOf(receiver.url);
+    outcomes = new Promise((r) => (answer = r));
+    sender.enqueue(delivery('d1', receiver.url, clock.at));
+    await receiver.posts(1);
+    // d1's outcome is not stored yet: another partition is let go at once all the same.
+    const other = (p + 1) % 32;
+    const order: string[] = [];
+    void sender.drop(other).then(() => order.push('other dropped'));
+    await new Promise((r) => setImmediate(r));
+    order.push('checked');
+    const dropped = sender.drop(p).then(() => order.push('own dropped'));
+    await new Promise((r) => setImmediate(r));
+    expect(order).toEqual(['other dropped', 'checked']);
+    answer();
+    await dropped;
+    expect(order).toEqual(['other dropped', 'checked', 'own dropped']);
+  });
+
+  it('makes no new attempt of a partition it has stopped holding, even one already queued', async () => {
+    const p = partitionOf(receiver.url);
+    sender.enqueue(delivery('d1', receiver.url, clock.at + 5_000));
+    // The lease is about to lapse unrenewed: `owns` says no before anything is dropped.
+    owned.delete(p);
+    clock.at += 5_000;
+    await settled(sender);
+    expect(bodies()).toEqual([]);
+    expect(sender.backlog).toBe(0);
   });
 });

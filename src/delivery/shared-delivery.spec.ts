@@ -195,7 +195,9 @@ describe('deliveries shared by two servers on one store', () => {
       const deadline = Date.now() + 20_000;
       while ([...expected].some(([r, tokens]) => r.taken.length < 2 * tokens.length) && Date.now() < deadline) {
         for (const s of [a, b, c]) await s.shared.poll();
-        clock.advance(60_000);
+        // A turn every third of the TTL, as the timers make them: a server sends only partitions whose leases it keeps renewed.
+        clock.advance(TTL_MS / 3);
+        for (const s of [a, b, c]) await s.shared.shares.turn();
         await new Promise((r) => setTimeout(r, 50));
       }
       for (let i = 0; i < 3; i++) for (const s of [a, b, c]) await s.shared.poll();
@@ -206,5 +208,34 @@ describe('deliveries shared by two servers on one store', () => {
       await c.shared.stop();
       await c.sender.stop();
     }
+  });
+
+  it('stops sending the partitions of a server whose turns stall a turn before their leases expire, and sends them again once renewed', async () => {
+    const { ofA } = await receiversOfBoth(1);
+    const p = partitionOf(ofA[0].url);
+    expect(a.sender.owns!(p)).toBe(true);
+    // No turn for two thirds of the TTL (one hangs on the store): the lease is still a's, but might not last the next turn.
+    clock.advance((2 * TTL_MS) / 3);
+    expect(a.shared.partitions).toContain(p);
+    expect(a.sender.owns!(p)).toBe(false);
+    for (const s of [a, b]) await s.shared.shares.turn();
+    expect(a.sender.owns!(p)).toBe(true);
+    const expected = await revoke(3, ofA);
+    await delivered([a, b], expected);
+    expect(tokensOf(ofA[0])).toEqual([...expected.get(ofA[0])!].sort());
+  });
+
+  it('stores the deliveries of the follower that took a stalled one over, while the writes of the stalled one are refused alongside', async () => {
+    const { ofB } = await receiversOfBoth(1);
+    // a runs the follower (share 0) and stalls: no turn, no stop; b takes every share once a's leases expire.
+    clock.advance(TTL_MS + 1);
+    await b.shared.shares.turn();
+    expect(b.shared.partitions.length).toBe(32);
+    const expected = await revoke(4, ofB);
+    await delivered([b], expected);
+    for (let i = 0; i < 3; i++) await b.shared.poll();
+    await new Promise((r) => setTimeout(r, 200));
+    // a's follower read the same events, and its commits may share the store's answer with b's: only a's are refused.
+    expect(tokensOf(ofB[0])).toEqual([...expected.get(ofB[0])!].sort());
   });
 });

@@ -11,6 +11,8 @@ import { DeliveryShares, type Share } from './delivery-shares.js';
 import type { DeliveryStore } from './delivery-store.js';
 import { LogFollower } from './log-follower.js';
 
+const partitionLease = (partition: number) => `delivery-partition.${partition}`;
+
 export interface SharedDeliveryParts {
   events: EventStore;
   runner: ProjectionRunner;
@@ -40,7 +42,8 @@ export class SharedDelivery {
   private reading: Promise<void> = Promise.resolve();
 
   constructor(private readonly parts: SharedDeliveryParts) {
-    parts.sender.owns = (partition) => this.owned.has(partition);
+    // Sends a partition while its lease is surely this server's (delivery-shares.ts `holds`), not only while it is started.
+    parts.sender.owns = (partition) => this.owned.has(partition) && this.shares.holds(partitionLease(partition));
     const list: Share[] = [...parts.followers.map((spec) => this.followerShare(spec)), ...Array.from({ length: DELIVERY_PARTITIONS }, (_, p) => this.partitionShare(p))];
     const owner = parts.owner ?? `${hostname()}/${process.pid}/${randomUUID()}`;
     this.shares = new DeliveryShares(parts.leases, parts.clock, owner, list, { ttlMs: parts.leaseTtlMs }, parts.logger);
@@ -92,7 +95,7 @@ export class SharedDelivery {
 
   private partitionShare(partition: number): Share {
     return {
-      lease: `delivery-partition.${partition}`,
+      lease: partitionLease(partition),
       start: async () => {
         this.owned.add(partition);
         await this.read([partition]);
@@ -109,8 +112,9 @@ export class SharedDelivery {
     const { events, runner, store, sender, clock, logger } = this.parts;
     return {
       lease: `delivery-follower.${spec.checkpoint}`,
-      start: async () => {
-        follower = new LogFollower(spec, events, runner, store, sender, clock, logger);
+      // The follower's writes are made under the lease's fence: once another server has taken it over, the store refuses them.
+      start: async (grant) => {
+        follower = new LogFollower(spec, events, runner, store, sender, clock, logger, { lease: grant.name, fence: grant.fence });
         await follower.start();
       },
       stop: async () => {

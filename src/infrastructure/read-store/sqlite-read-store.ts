@@ -151,7 +151,7 @@ export class SqliteReadStore implements ReadStore {
     });
     if (response.error) throw new Error(`read store: ${response.error}`);
     // Commits of other callers may share the answer (see SqliteWriter): only this one's views count.
-    if (fence && response.refused?.some((v) => commits.some((c) => c.view === v))) throw new LeaseLostError(fence.lease, fence.fence);
+    if (fence && response.refused?.some((r) => r.lease === fence.lease && r.fence === fence.fence && commits.some((c) => c.view === r.view))) throw new LeaseLostError(fence.lease, fence.fence);
   }
 
   async changesAfter(after: ChangeCursor, limit: number): Promise<ViewChange[]> {

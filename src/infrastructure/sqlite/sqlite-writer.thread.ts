@@ -105,8 +105,8 @@ export type WriterResponse = {
   id: number;
   outcomes?: WriterOutcome[];
   swept?: string[];
-  /** The views whose commits were refused for a moved fence. */
-  refused?: string[];
+  /** The commits refused for a moved fence, each with the fence it was made under (commits of several callers may share one answer). */
+  refused?: Array<{ view: string; lease: string; fence: number }>;
   /** The lease an `acquire` took, or null when another owner holds it live. */
   lease?: { owner: string; fence: number; expires: number } | null;
   error?: string;
@@ -238,12 +238,12 @@ export function writerThread(): void {
   const leaseFence = db.prepare('SELECT fence FROM leases WHERE name = ?').pluck();
   const logChange = db.prepare('INSERT INTO view_changes (fence, position, at, view, ids) VALUES (?, ?, ?, ?, ?)');
   const trimChanges = db.prepare('DELETE FROM view_changes WHERE rowid IN (SELECT rowid FROM view_changes WHERE at < ? LIMIT 100)');
-  const commitViews = db.transaction((commits: WriterViewCommit[]): string[] => {
-    const refused: string[] = [];
+  const commitViews = db.transaction((commits: WriterViewCommit[]): NonNullable<WriterResponse['refused']> => {
+    const refused: NonNullable<WriterResponse['refused']> = [];
     let trimBefore: number | undefined;
     for (const c of commits) {
       if (c.fence && leaseFence.get(c.fence.lease) !== c.fence.fence) {
-        refused.push(c.view);
+        refused.push({ view: c.view, ...c.fence });
         continue;
       }
       const { upsert, remove } = statementsOf(c.table);
