@@ -123,6 +123,18 @@ function eventStoreContract(makeHarness: () => Promise<Harness>): void {
     expect(read[0].position).toBeLessThan(read[1].position);
   });
 
+  it('appends to several streams together, all or none, where the store offers it (EventStoreDB does not)', async () => {
+    if (!store.appendTogether) return;
+    const [claim, record, taken] = [stream('claim'), stream('record'), stream('taken')];
+    await store.append(taken, [event(type('Claimed'))], 'no_stream');
+    await expectWrongRevision(store.appendTogether([{ streamId: record, events: [event(type('Recorded'))], expected: 'any' }, { streamId: taken, events: [event(type('Claimed'))], expected: 'no_stream' }]), taken, 'no_stream', 0);
+    expect(await store.readStream(record)).toEqual([]);
+    const results = await store.appendTogether([{ streamId: claim, events: [event(type('Claimed'))], expected: 'no_stream' }, { streamId: record, events: [event(type('Recorded'))], expected: 'no_stream' }]);
+    expect(results.map((r) => r.nextRevision)).toEqual([0, 0]);
+    expect(increasing(results.map((r) => r.position))).toBe(true);
+    expect((await store.readStream(record)).map((e) => e.position)).toEqual([results[1].position]);
+  });
+
   it('rejects no_stream on an existing stream', async () => {
     const s = stream('a');
     await store.append(s, [event(type('Opened'))], 'no_stream');

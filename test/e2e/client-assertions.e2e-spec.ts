@@ -2,6 +2,8 @@
  * private_key_jwt (RFC 7523, OpenID Connect Core §9) at the token, introspection and revocation
  * endpoints, through oauth4webapi and openid-client, and the assertions a server must refuse.
  */
+import { cpSync, rmSync } from 'node:fs';
+import { jest } from '@jest/globals';
 import { exportJWK, generateKeyPair, type CryptoKey, SignJWT, type JWK } from 'jose';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
@@ -10,6 +12,8 @@ import { tokenHistory } from '../support/audit.js';
 import { ContractFetch } from '../support/contract-fetch.js';
 import { decodeJwt, jsonOf, oauthError, RelyingParty } from '../support/rp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { streams } from '../../src/domain/shared/stream-names.js';
+import { EVENT_STORE, type EventStore } from '../../src/infrastructure/event-store/event-store.port.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -25,11 +29,8 @@ async function keyPair(alg: 'ES256' | 'RS256', kid: string) {
   return { privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid } };
 }
 
-beforeAll(async () => {
-  ec = await keyPair('ES256', 'ec-1');
-  rsa = await keyPair('RS256', 'rsa-1');
-  otherEc = await keyPair('ES256', 'other-1');
-  const yaml = `
+/** The tenant and its clients (the keys are made in beforeAll). */
+const bootstrap = () => `
 tenants:
   - id: acme
     clients:${adminClients()}
@@ -45,7 +46,12 @@ tenants:
         grant_types: [client_credentials]
         scope: "api:read"
 `;
-  server = await startTestServer(yaml);
+
+beforeAll(async () => {
+  ec = await keyPair('ES256', 'ec-1');
+  rsa = await keyPair('RS256', 'rsa-1');
+  otherEc = await keyPair('ES256', 'other-1');
+  server = await startTestServer(bootstrap());
   rp = await RelyingParty.discover(server, contract);
   rp.auths.set('signer', () => oauth.PrivateKeyJwt({ key: ec.privateKey, kid: 'ec-1' }));
   rp.auths.set('other-signer', () => oauth.PrivateKeyJwt({ key: otherEc.privateKey, kid: 'other-1' }));
@@ -109,6 +115,43 @@ describe('private_key_jwt', () => {
     const failures = (await tokenHistory(server, { clientId: 'signer' })).filter((h) => h.type === 'ClientAuthenticationFailed');
     expect(failures.map((h) => h.data.reason)).toContain('replayed_assertion');
     expect(JSON.stringify(failures)).not.toContain(once.split('.')[2]);
+  });
+
+  it('uses the jti up in the same write to the log as the token it issues', async () => {
+    const events = server.app.get<EventStore>(EVENT_STORE);
+    const together = jest.spyOn(events, 'appendTogether');
+    const alone = jest.spyOn(events, 'append');
+    try {
+      expect((await tokenWith(await assertion())).status).toBe(200);
+      expect(alone).not.toHaveBeenCalled();
+      expect(together).toHaveBeenCalledTimes(1);
+      const [appends] = together.mock.calls[0];
+      expect(appends.map((a) => [a.streamId.split('.')[0], a.events.map((e) => e.type)])).toEqual([
+        ['jti-acme', ['JtiUsed']],
+        ['clienttokens-acme', ['AccessTokenIssued']],
+      ]);
+    } finally {
+      together.mockRestore();
+      alone.mockRestore();
+    }
+  });
+
+  it('issues one token for one assertion sent twice at once, and refuses the other', async () => {
+    const events = server.app.get<EventStore>(EVENT_STORE);
+    const issued = async () => (await events.readStream(streams.clientTokens('acme', 'signer'))).filter((e) => e.type === 'AccessTokenIssued').length;
+    const before = await issued();
+    const twice = await assertion();
+    const statuses = (await Promise.all([tokenWith(twice), tokenWith(twice)])).map((r) => r.status);
+    expect(statuses.sort()).toEqual([200, 401]);
+    expect((await issued()) - before).toBe(1);
+  });
+
+  it('uses the jti up when the request fails after the client authenticated (a scope it may not have): the same assertion is then refused', async () => {
+    const once = await assertion();
+    const refused = await jsonOf(await tokenWith(once, { scope: 'api:write' }));
+    expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 400, error: 'invalid_scope' });
+    const again = await jsonOf(await tokenWith(once));
+    expect({ status: again.status, error: again.body.error }).toEqual({ status: 401, error: 'invalid_client' });
   });
 
   it.each<[string, () => Promise<string>]>([
@@ -184,5 +227,24 @@ describe('registering private_key_jwt clients', () => {
     const res = await adminCall(server, contract, 'POST', '/acme/configuration/clients', token, { grant_types: ['client_credentials'], scope: 'api:read', ...fields, ...(jwks ? { jwks } : {}) });
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body)).toMatch(message);
+  });
+});
+
+describe('a used assertion after a restart', () => {
+  it('is still refused by the server restarted on the same log', async () => {
+    const once = await assertion();
+    expect((await tokenWith(once)).status).toBe(200);
+    const first = server;
+    await first.app.close();
+    // The same data directory and the same public URL (the assertion's audience), another port.
+    server = await startTestServer(bootstrap(), { publicUrl: first.baseUrl, seed: async (dir) => cpSync(first.dataDir, dir, { recursive: true }) });
+    rmSync(first.dataDir, { recursive: true, force: true });
+    const res = await jsonOf(await contract.fetch(`${server.baseUrl}/acme/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: JWT_BEARER, client_assertion: once }) }));
+    expect({ status: res.status, error: res.body.error }).toEqual({ status: 401, error: 'invalid_client' });
+    const failures = (await tokenHistory(server, { clientId: 'signer' })).filter((h) => h.type === 'ClientAuthenticationFailed');
+    expect(failures.at(-1)?.data.reason).toBe('replayed_assertion');
+    // A fresh assertion still gets a token there.
+    const fresh = await contract.fetch(`${server.baseUrl}/acme/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: JWT_BEARER, client_assertion: await assertion({ claims: { aud: `${first.baseUrl}/acme` } }) }) });
+    expect(fresh.status).toBe(200);
   });
 });

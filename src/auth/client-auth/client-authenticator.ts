@@ -12,6 +12,7 @@ import { FailureBudget } from '../../shared/failure-budget.js';
 import type { Params } from '../params.js';
 import type { RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 import { UsedJtis } from '../one-time/used-jtis.js';
+import { PendingAssertion } from './pending-assertion.js';
 import { ClientKeys } from '../client-keys/client-keys.js';
 import { assertionClientId, assertionMethod, JWT_BEARER, verifyAssertion } from './client-assertion.js';
 import { HMAC_ASSERTION_ALGS, hmacKeyFits } from '../../domain/client/client-secret-jwt.js';
@@ -93,12 +94,16 @@ export class ClientAuthenticator {
     @Inject(ClientKeys) private readonly keys: ClientKeys,
   ) {}
 
+  /**
+   * The authenticated client, and for an assertion its jti still to use up (PendingAssertion):
+   * the caller spends it, with the facts of its answer or alone, before answering.
+   */
   async authenticate(
     tenantId: string,
     authorization: string | undefined,
     params: Params,
     options: { allowPublic: boolean; endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin; audiences: string[]; assertionAlgs?: readonly string[] },
-  ): Promise<ClientView> {
+  ): Promise<{ client: ClientView; assertion?: PendingAssertion }> {
     const presented = presentedCredentials(authorization, params);
     const client = await this.directory.client(tenantId, presented.clientId);
     if (!client) throw new InvalidClient('client authentication failed');
@@ -107,17 +112,16 @@ export class ClientAuthenticator {
     const wrongSecret = presented.method !== 'none' && !this.secretMatches(tenantId, client, presented.secret ?? '');
     if (wrongMethod || wrongSecret) return this.failed(tenantId, client, presented.method, options, wrongMethod);
     if (presented.method === 'none' && !options.allowPublic) throw new InvalidClient('this endpoint requires client authentication');
-    return client;
+    return { client };
   }
 
-  /** private_key_jwt, client_secret_jwt: the assertion verifies, and its jti was never used (RFC 7523 §3 item 7). */
-  private async byAssertion(tenantId: string, client: ClientView, assertion: string, options: { endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin; audiences: string[]; assertionAlgs?: readonly string[] }): Promise<ClientView> {
+  /** private_key_jwt, client_secret_jwt: the assertion verifies; its jti is the caller's to use up (RFC 7523 §3 item 7). */
+  private async byAssertion(tenantId: string, client: ClientView, assertion: string, options: { endpoint: ClientAuthenticationFailed['data']['endpoint']; origin: RequestOrigin; audiences: string[]; assertionAlgs?: readonly string[] }): Promise<{ client: ClientView; assertion: PendingAssertion }> {
     const method = client.tokenEndpointAuthMethod as ClientAuthMethod;
     const verified = method === 'client_secret_jwt' ? await this.bySecret(tenantId, client, assertion, options) : await verifyAssertion(assertion, client, this.keys.of(client), options.audiences, this.clock.now(), options.assertionAlgs);
     if (typeof verified === 'string') return this.failed(tenantId, client, method, options, false, 'invalid_assertion', verified);
-    const fresh = await this.jtis.use({ tenantId, kind: 'client_assertion', issuer: client.clientId, jti: verified.jti, expiresAt: verified.exp, clientId: client.clientId, actor: `client:${client.clientId}`, origin: options.origin });
-    if (!fresh) return this.failed(tenantId, client, method, options, false, 'replayed_assertion', 'the client assertion was used before');
-    return client;
+    const use = { tenantId, kind: 'client_assertion' as const, issuer: client.clientId, jti: verified.jti, expiresAt: verified.exp, clientId: client.clientId, actor: `client:${client.clientId}`, origin: options.origin };
+    return { client, assertion: new PendingAssertion(this.jtis, use, () => this.failed(tenantId, client, method, options, false, 'replayed_assertion', 'the client assertion was used before')) };
   }
 
   /**

@@ -10,6 +10,7 @@ import { allowedAlgs, profileOf } from '../../domain/security-profile/rules.js';
 import { Directory } from '../../shared/directory.js';
 import { originOf } from '../../shared/request-origin.js';
 import { ClientAuthenticator } from '../client-auth/client-authenticator.js';
+import type { PendingAssertion } from '../client-auth/pending-assertion.js';
 import { requireClientOrigin } from '../cors.js';
 import { authorizationOf, formParams } from '../form-request.js';
 import { InvalidClient, InvalidRequest } from '../oauth-errors.js';
@@ -28,6 +29,11 @@ export interface ClientEndpoint {
   allowPublic: boolean;
   /** Whether a browser may call it (for a public client, from one of its redirect URIs' origins; cors.ts). */
   browser: boolean;
+  /**
+   * Whether the endpoint uses a client assertion's jti up itself (ClientRequest.assertion), with
+   * the facts of its answer; otherwise that is done here, before the request goes on.
+   */
+  spendsAssertion?: boolean;
 }
 
 /** A request past its opening steps: the tenant, the form, where it came from, and the authenticated client. */
@@ -36,6 +42,8 @@ export interface ClientRequest {
   params: Params;
   origin: RequestOrigin;
   client: ClientView;
+  /** With `spendsAssertion`: the client's assertion, whose jti the endpoint must use up before it answers. */
+  assertion?: PendingAssertion;
 }
 
 /**
@@ -58,12 +66,18 @@ export class ClientRequests {
     if (misplaced) throw new InvalidRequest(`${misplaced} belongs in the request body, not the query`);
     const params = formParams(req);
     const origin = originOf(req);
-    const client = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: endpoint.allowPublic, endpoint: endpoint.name, origin, audiences: this.audiences(tenant, endpoint), assertionAlgs: allowedAlgs(profileOf(tenant), CLIENT_ASSERTION_ALGS) });
-    // FAPI 2.0 Security Profile §5.3.2.1: confidential clients, authenticated by private_key_jwt.
-    const methods = profileOf(tenant).clientAuthMethods;
-    if (!(methods as readonly string[]).includes(client.tokenEndpointAuthMethod)) throw new InvalidClient(`this tenant accepts only the client authentication methods ${methods.join(', ')}`);
-    if (endpoint.browser) requireClientOrigin(req, reply, client, true);
-    return { tenant, params, origin, client };
+    const { client, assertion } = await this.clients.authenticate(tenantId, authorizationOf(req), params, { allowPublic: endpoint.allowPublic, endpoint: endpoint.name, origin, audiences: this.audiences(tenant, endpoint), assertionAlgs: allowedAlgs(profileOf(tenant), CLIENT_ASSERTION_ALGS) });
+    if (!endpoint.spendsAssertion) await assertion?.spend();
+    try {
+      // FAPI 2.0 Security Profile §5.3.2.1: confidential clients, authenticated by private_key_jwt.
+      const methods = profileOf(tenant).clientAuthMethods;
+      if (!(methods as readonly string[]).includes(client.tokenEndpointAuthMethod)) throw new InvalidClient(`this tenant accepts only the client authentication methods ${methods.join(', ')}`);
+      if (endpoint.browser) requireClientOrigin(req, reply, client, true);
+    } catch (error) {
+      await assertion?.spendAfterFailure();
+      throw error;
+    }
+    return endpoint.spendsAssertion && assertion ? { tenant, params, origin, client, assertion } : { tenant, params, origin, client };
   }
 
   /**

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { jtiStream, type JtiUsed, type OneTimeJwtKind } from '../../domain/replay/jti.events.js';
-import { AggregateStore } from '../../infrastructure/event-store/aggregate-store.js';
+import type { DomainEvent } from '../../domain/shared/decider.js';
+import { AggregateStore, type CommandContext } from '../../infrastructure/event-store/aggregate-store.js';
 import { EVENT_STORE, type EventStore, type RequestOrigin } from '../../infrastructure/event-store/event-store.port.js';
 import { Clock } from '../../infrastructure/nest/clock.js';
 import { expireLater } from '../../infrastructure/event-store/expired-streams.js';
@@ -47,13 +48,33 @@ export class UsedJtis {
    * deletes it).
    */
   async use(u: OneTimeUse): Promise<boolean> {
+    const { stream, events, ctx } = this.claimOf(u);
+    const fresh = await this.aggregates.claim(stream, events, ctx);
+    if (fresh) this.expire(u, stream);
+    return fresh;
+  }
+
+  /**
+   * Uses the jti up together with `record` (facts of the request it authenticates, appended at
+   * any revision with the same metadata): one atomic append where the store offers it, else the
+   * claim first. The record's position; undefined on a replay, when nothing was appended.
+   */
+  async useWith(u: OneTimeUse, record: { streamId: string; events: readonly DomainEvent[] }): Promise<number | undefined> {
+    const { stream, events, ctx } = this.claimOf(u);
+    const position = await this.aggregates.claimAndRecord({ streamId: stream, events }, record, ctx);
+    if (position !== undefined) this.expire(u, stream);
+    return position;
+  }
+
+  private claimOf(u: OneTimeUse): { stream: string; events: [Pick<JtiUsed, 'type' | 'data'>]; ctx: CommandContext } {
     const hash = createHash('sha256').update(`${u.issuer}\n${u.jti}`).digest('base64url');
     const data: JtiUsed['data'] = { tenantId: u.tenantId, kind: u.kind, expiresAt: u.expiresAt };
     if (u.clientId !== undefined) data.clientId = u.clientId;
     if (u.jkt !== undefined) data.jkt = u.jkt;
-    const stream = jtiStream(u.tenantId, u.kind, hash);
-    const fresh = await this.aggregates.claim(stream, [{ type: 'JtiUsed', data }], { tenantId: u.tenantId, actor: u.actor, now: this.clock.now(), ...u.origin });
-    if (fresh) expireLater(this.events, stream, (u.expiresAt + JTI_KEPT_AFTER_EXPIRY_SECONDS) * 1000);
-    return fresh;
+    return { stream: jtiStream(u.tenantId, u.kind, hash), events: [{ type: 'JtiUsed', data }], ctx: { tenantId: u.tenantId, actor: u.actor, now: this.clock.now(), ...u.origin } };
+  }
+
+  private expire(u: OneTimeUse, stream: string): void {
+    expireLater(this.events, stream, (u.expiresAt + JTI_KEPT_AFTER_EXPIRY_SECONDS) * 1000);
   }
 }

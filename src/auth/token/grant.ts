@@ -1,4 +1,5 @@
 import type { ClientView } from '../../../projections/clients.projection.js';
+import type { PendingAssertion } from '../client-auth/pending-assertion.js';
 import type { TenantView } from '../../../projections/tenants.projection.js';
 import type { AccessTokenSpec } from '../../domain/session/session.decider.js';
 import { merged } from '../../domain/shared/merged.js';
@@ -19,6 +20,8 @@ export interface GrantRequest {
   origin: RequestOrigin;
   /** DPoP (RFC 9449 §5): the thumbprint of the proof's key, which the access token is bound to. */
   jkt?: string;
+  /** For a grant that `spendsAssertion`: the client's assertion, whose jti it uses up with the token's append. */
+  assertion?: PendingAssertion;
 }
 
 /** RFC 6749 §5.1 successful response. */
@@ -35,6 +38,8 @@ export interface TokenResponse {
 /** One grant type: its name on the wire and its handler (rule 9). */
 export interface Grant {
   readonly grantType: string;
+  /** Whether it uses a client assertion's jti up in the append of its token (else that is done before it runs). */
+  readonly spendsAssertion?: boolean;
   handle(request: GrantRequest): Promise<TokenResponse>;
 }
 

@@ -226,6 +226,29 @@ export class AggregateStore {
   }
 
   /**
+   * `claim` as claim() does, and `record` as record() does only when the claim was fresh: the
+   * record's position, or undefined when the claimed stream was there already (nothing of
+   * either appended). One atomic append where the store offers one; elsewhere (EventStoreDB)
+   * the claim, then the record, so a record that fails leaves the claim made.
+   */
+  async claimAndRecord(claim: { streamId: string; events: readonly DomainEvent[] }, record: { streamId: string; events: readonly DomainEvent[] }, ctx: CommandContext): Promise<number | undefined> {
+    if (!this.events.appendTogether) return (await this.claim(claim.streamId, claim.events, ctx)) ? this.record(record.streamId, record.events, ctx) : undefined;
+    this.cache.delete(record.streamId);
+    // One call, so that the events share their metadata and a command id numbers them all.
+    const data = toEventData([...claim.events, ...record.events], ctx);
+    try {
+      const [, recorded] = await this.events.appendTogether([
+        { streamId: claim.streamId, events: data.slice(0, claim.events.length), expected: 'no_stream' },
+        { streamId: record.streamId, events: data.slice(claim.events.length), expected: 'any' },
+      ]);
+      return recorded.position;
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError && error.streamId === claim.streamId) return undefined;
+      throw error;
+    }
+  }
+
+  /**
    * Keeps the folded state of a stream, never replacing a later revision with an earlier one,
    * and saves a snapshot of it when one is due.
    */

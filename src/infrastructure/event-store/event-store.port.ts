@@ -53,6 +53,13 @@ export interface RecordedEvent<T extends string = string, D = unknown> extends E
 /** `no_stream`: the stream must not exist. `stream_exists`: it must. A number: the stream's last revision. */
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
 
+/** One stream's part of an atomic append of several (EventStore.appendTogether). */
+export interface StreamAppend {
+  streamId: string;
+  events: readonly EventData[];
+  expected: ExpectedRevision;
+}
+
 export interface AppendResult {
   /** Revision of the last event now in the stream. */
   nextRevision: number;
@@ -90,6 +97,14 @@ export interface EventStore {
    */
   readonly exclusive: boolean;
   append(streamId: string, events: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Appends to several streams in one atomic write: every append is in the log or none is. A
+   * refused one (WrongExpectedRevisionError, naming its stream) refuses them all. Results come
+   * in the order given. Only a store that can write several streams atomically offers it (the
+   * embedded one, in one transaction); EventStoreDB cannot, so its adapter leaves it out and
+   * callers append in turn there.
+   */
+  appendTogether?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   /** Events of one stream in revision order; an absent stream reads as empty. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;

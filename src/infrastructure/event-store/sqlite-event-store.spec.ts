@@ -119,3 +119,50 @@ describe('the embedded store: expired streams', () => {
     }
   });
 });
+
+describe('the embedded store: appends to several streams together', () => {
+  const event = (type: string): EventData => ({ id: randomUUID(), type, data: {}, metadata: { actor: 'system', correlationId: randomUUID(), occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1 } });
+
+  it('writes all of them in one commit, in the order given, and a subscriber sees them so', async () => {
+    const store = new SqliteEventStore(join(tempDir('together-'), 'e.db'));
+    const sub = store.subscribeToAll();
+    try {
+      const results = await store.appendTogether([
+        { streamId: 'claim', events: [event('Claimed')], expected: 'no_stream' },
+        { streamId: 'record', events: [event('Recorded'), event('Recorded')], expected: 'any' },
+      ]);
+      expect(results).toEqual([
+        { nextRevision: 0, position: 1 },
+        { nextRevision: 1, position: 3 },
+      ]);
+      const it = sub[Symbol.asyncIterator]();
+      const seen = [];
+      for (let i = 0; i < 3; i++) seen.push(((await it.next()).value as RecordedEvent).streamId);
+      expect(seen).toEqual(['claim', 'record', 'record']);
+    } finally {
+      await sub.close();
+      await store.close();
+    }
+  });
+
+  it('writes none of them when one is refused, leaves the appends beside them in the batch alone, and the refused ones can be made afterwards', async () => {
+    const store = new SqliteEventStore(join(tempDir('together-'), 'e.db'));
+    try {
+      // `taken` goes first, in a batch of its own; the rest wait for it and go in the next one.
+      const taken = store.append('taken', [event('Claimed')], 'no_stream');
+      const before = store.append('before', [event('E')], 'no_stream');
+      const pair = store.appendTogether([
+        { streamId: 'record', events: [event('Recorded')], expected: 'no_stream' },
+        { streamId: 'taken', events: [event('Claimed')], expected: 'no_stream' },
+      ]);
+      const after = store.append('after', [event('E')], 'no_stream');
+      await expect(pair).rejects.toMatchObject({ name: 'WrongExpectedRevisionError', streamId: 'taken' });
+      await Promise.all([taken, before, after]);
+      expect((await store.readAll()).map((e) => e.streamId)).toEqual(['taken', 'before', 'after']);
+      // The refused pair moved no stream's head: `record` is still a stream that does not exist.
+      expect(await store.append('record', [event('Recorded')], 'no_stream')).toMatchObject({ nextRevision: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+});

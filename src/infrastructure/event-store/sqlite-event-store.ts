@@ -12,16 +12,20 @@ import {
   type ReadStreamOptions,
   type RecordedEvent,
   StoreOutcomeUnknownError,
+  type StreamAppend,
   StoreUnavailableError,
   type Subscription,
   WrongExpectedRevisionError,
 } from './event-store.port.js';
 
+/** One append, or several to commit together (appendTogether). */
 interface PendingAppend {
-  events: readonly EventData[];
-  /** The append as it crosses to the writer thread. */
-  wire: WriterAppend;
-  resolve(result: AppendResult): void;
+  parts: Array<{
+    events: readonly EventData[];
+    /** The append as it crosses to the writer thread. */
+    wire: WriterAppend;
+  }>;
+  resolve(results: AppendResult[]): void;
   reject(error: unknown): void;
 }
 
@@ -119,16 +123,25 @@ export class SqliteEventStore implements EventStore {
     this.recentFloor = this.head;
   }
 
-  append(streamId: string, events: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
-    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
-    let wire: WriterAppend;
+  async append(streamId: string, events: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
+    return (await this.appendTogether([{ streamId, events, expected }]))[0];
+  }
+
+  /** The appends go in one savepoint of the next batch's transaction. */
+  appendTogether(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    if (appends.length === 0 || appends.some((a) => a.events.length === 0)) return Promise.reject(new Error('append needs at least one event'));
+    let parts: PendingAppend['parts'];
     try {
-      wire = { streamId, expected, events: events.map((e) => ({ id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })) };
+      parts = appends.map(({ streamId, events, expected }, i) => {
+        const wire: WriterAppend = { streamId, expected, events: events.map((e) => ({ id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })) };
+        if (i > 0) wire.joined = true;
+        return { events, wire };
+      });
     } catch (error) {
       return Promise.reject(error);
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ events, wire, resolve, reject });
+      this.queue.push({ parts, resolve, reject });
       if (!this.sending) this.send();
     });
   }
@@ -140,7 +153,7 @@ export class SqliteEventStore implements EventStore {
     this.sending = true;
     this.queue = [];
     this.marks = [];
-    const request = { type: 'append' as const, appends: batch.map((p) => p.wire), ...(marks.length ? { marks: marks.map(({ streamId, at }) => ({ streamId, at })) } : {}) };
+    const request = { type: 'append' as const, appends: batch.flatMap((p) => p.parts.map((part) => part.wire)), ...(marks.length ? { marks: marks.map(({ streamId, at }) => ({ streamId, at })) } : {}) };
     this.writer.request(request).then(
       (r) => {
         const outcomes = r.outcomes ?? [];
@@ -159,24 +172,35 @@ export class SqliteEventStore implements EventStore {
   private settle(batch: PendingAppend[], outcomes: WriterOutcome[]): void {
     this.sending = false;
     let appended = false;
-    batch.forEach((p, i) => {
-      const o = outcomes[i];
-      if (o.ok) {
+    let next = 0;
+    for (const p of batch) {
+      const mine = outcomes.slice(next, (next += p.parts.length));
+      const refused = mine.find((o): o is Extract<WriterOutcome, { ok: false }> => !o.ok);
+      if (mine.length < p.parts.length) {
+        p.reject(new Error('event store: the writer did not answer every append'));
+        continue;
+      }
+      if (refused) {
+        p.reject(writerError(refused.error));
+        continue;
+      }
+      const results = (mine as Array<Extract<WriterOutcome, { ok: true }>>).map((o, i) => {
         if (!o.replayed) {
           appended = true;
-          this.remember(p, o.nextRevision, o.position);
+          this.remember(p.parts[i], o.nextRevision, o.position);
         }
         this.head = Math.max(this.head, o.position);
-        p.resolve({ nextRevision: o.nextRevision, position: o.position });
-      } else p.reject(writerError(o.error));
-    });
+        return { nextRevision: o.nextRevision, position: o.position };
+      });
+      p.resolve(results);
+    }
     if (this.queue.length) this.send();
     else this.sendMarks();
     if (appended) for (const l of this.listeners) l();
   }
 
   /** Keeps an append's events as they were recorded (one append's positions are consecutive). */
-  private remember(a: PendingAppend, lastRevision: number, lastPosition: number): void {
+  private remember(a: PendingAppend['parts'][number], lastRevision: number, lastPosition: number): void {
     const n = a.events.length;
     a.events.forEach((e, i) => {
       const back = n - 1 - i;

@@ -1,4 +1,4 @@
-import type { AppendResult, EventData, EventStore, ExpectedRevision, ReadAllOptions, ReadStreamOptions, RecordedEvent, Subscription, EventFilter } from './event-store.port.js';
+import type { AppendResult, EventData, EventStore, ExpectedRevision, ReadAllOptions, ReadStreamOptions, RecordedEvent, StreamAppend, Subscription, EventFilter } from './event-store.port.js';
 import { upcast } from './upcasters.js';
 
 /**
@@ -6,7 +6,12 @@ import { upcast } from './upcasters.js';
  * comes out in the newest shape of its type (see upcasters.ts), whichever adapter stored it.
  */
 export class UpcastingEventStore implements EventStore {
-  constructor(private readonly inner: EventStore) {}
+  /** Offered when the inner store offers it. */
+  readonly appendTogether?: (appends: readonly StreamAppend[]) => Promise<AppendResult[]>;
+
+  constructor(private readonly inner: EventStore) {
+    if (inner.appendTogether) this.appendTogether = (appends) => inner.appendTogether!(appends);
+  }
 
   get exclusive(): boolean {
     return this.inner.exclusive;

@@ -58,6 +58,8 @@ export interface WriterAppend {
   streamId: string;
   events: ReadonlyArray<{ id: string; type: string; data: string; metadata: string }>;
   expected: 'any' | 'no_stream' | 'stream_exists' | number;
+  /** Commits with the append before it in the request, or neither does (EventStore.appendTogether). */
+  joined?: true;
 }
 
 export type WriterError =
@@ -203,21 +205,44 @@ export function writerThread(): void {
     for (const m of marks) markExpiry.run(m.streamId, m.at);
   };
 
+  // Appends joined together share a savepoint: a refusal of one undoes the others, and the
+  // heads they moved are put back.
+  const appendJoined = db.transaction((group: WriterAppend[]): WriterOutcome[] => group.map((a) => appendOne(a)));
+  function appendGroup(group: WriterAppend[]): WriterOutcome[] {
+    if (group.length === 1) return [appendOne(group[0])];
+    const before = group.map((a) => [a.streamId, moved.get(a.streamId)] as const);
+    try {
+      return appendJoined(group);
+    } catch (e) {
+      for (const [streamId, head] of before.reverse()) {
+        if (head) moved.set(streamId, head);
+        else moved.delete(streamId);
+      }
+      throw e;
+    }
+  }
+
   // Expiry marks ride on the batch: no transaction of their own.
   const appendAll = db.transaction((appends: WriterAppend[], marks: readonly WriterMark[] = []): WriterOutcome[] => {
     writeMarks(marks);
-    return appends.map((a) => {
+    const outcomes: WriterOutcome[] = [];
+    for (let i = 0; i < appends.length; ) {
+      let end = i + 1;
+      while (appends[end]?.joined) end++;
+      const group = appends.slice(i, end);
+      i = end;
       try {
-        return appendOne(a);
+        outcomes.push(...appendGroup(group));
       } catch (e) {
-        // A refusal concerns this append alone. Anything else (a full disk, an I/O error) fails
-        // the whole batch: SQLite may have rolled the transaction back already, and an append run
-        // after that would commit on its own while its caller is told it failed.
+        // A refusal concerns this append (or group) alone. Anything else (a full disk, an I/O
+        // error) fails the whole batch: SQLite may have rolled the transaction back already, and
+        // an append run after that would commit on its own while its caller is told it failed.
         const refusal = (e as { refusal?: WriterError }).refusal;
         if (!refusal) throw e;
-        return { ok: false, error: refusal };
+        group.forEach(() => outcomes.push({ ok: false, error: refusal }));
       }
-    });
+    }
+    return outcomes;
   });
 
   const viewStatements = new Map<string, { upsert: any; remove: any }>();

@@ -17,6 +17,7 @@ const USER_SCOPES = new Set(['openid', 'offline_access', 'profile', 'email']);
 @Injectable()
 export class ClientCredentialsGrant implements Grant {
   readonly grantType = 'client_credentials';
+  readonly spendsAssertion = true;
 
   constructor(
     @Inject(AggregateStore) private readonly aggregates: AggregateStore,
@@ -41,14 +42,14 @@ export class ClientCredentialsGrant implements Grant {
     // A fact appended directly, not through a stateless decider: on the hottest path the decider's
     // round trip costs more than it checks (README, architecture). Signed while the event is being
     // made durable (the append is handed to the writer first, as an ES256 signature is made on
-    // this thread); answered only once both are done.
+    // this thread); answered only once both are done. A client assertion's jti is used up in the
+    // same append (RFC 7523 §3 item 7): a replay appends neither and is refused.
+    const stream = streams.clientTokens(tenant.tenantId, client.clientId);
+    const issued: [{ type: 'AccessTokenIssued'; data: AccessTokenIssued['data'] }] = [{ type: 'AccessTokenIssued', data }];
     const [, accessToken] = await Promise.all([
-      this.aggregates.record(streams.clientTokens(tenant.tenantId, client.clientId), [{ type: 'AccessTokenIssued', data }], {
-        tenantId: tenant.tenantId,
-        actor: `client:${client.clientId}`,
-        now: this.clock.now(),
-        ...request.origin,
-      }),
+      request.assertion
+        ? request.assertion.spendWith({ streamId: stream, events: issued })
+        : this.aggregates.record(stream, issued, { tenantId: tenant.tenantId, actor: `client:${client.clientId}`, now: this.clock.now(), ...request.origin }),
       this.tokens.accessToken(tenant, data, key),
     ]);
     const response: TokenResponse = { access_token: accessToken, token_type: data.jkt ? 'DPoP' : 'Bearer', expires_in: tenant.accessTokenTtl };
