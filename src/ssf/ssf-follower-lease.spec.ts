@@ -40,9 +40,9 @@ function server(name: string, events: SqliteEventStore, reads: SqliteReadStore, 
   const follower = new SsfFollower(events, runner, store, tokens, targets, clock);
   const lease = new SsfFollowerLease(leases, clock, name, follower, TTL_MS);
   let lost: (() => void) | undefined;
-  follower.onLeaseLost = () => {
+  follower.onLeaseLost = (fence) => {
     lost?.();
-    void lease.lost();
+    void lease.lost(fence);
   };
   return {
     store,

@@ -32,8 +32,8 @@ export class SsfFollower {
    * does not hear, so a waiting long poll reads the store again this often (milliseconds).
    */
   recheckMs?: number;
-  /** Told when a commit was refused because the lease passed to another server. */
-  onLeaseLost?: () => void;
+  /** Told when a commit under the lease's `fence` was refused: the lease passed to another server. */
+  onLeaseLost?: (fence: number) => void;
   private fence?: LeaseFence;
   private subscription?: Subscription;
   private loop?: Promise<void>;
@@ -106,7 +106,7 @@ export class SsfFollower {
           this.logger?.(`shared signals follower: ${error.message}`);
           this.stopped = true;
           this.buffer = [];
-          this.onLeaseLost?.();
+          this.onLeaseLost?.(this.fence?.fence ?? 0);
           break;
         }
         this.buffer = [...batch, ...this.buffer];

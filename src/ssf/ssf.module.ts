@@ -52,8 +52,9 @@ export class SsfModule implements OnApplicationBootstrap, BeforeApplicationShutd
     const { leaseTtlMs, pollMs } = this.config.delivery;
     this.follower.recheckMs = pollMs;
     const lease = (this.lease = new SsfFollowerLease(this.leases, this.clock, `${hostname()}/${process.pid}/${randomUUID()}`, this.follower, leaseTtlMs, log));
-    this.follower.onLeaseLost = () => void lease.lost();
-    await lease.start();
+    this.follower.onLeaseLost = (fence) => void lease.lost(fence);
+    // A follower that cannot start now is tried again at the lease's next turn.
+    await lease.start().catch((e: Error) => log(`shared signals follower not started: ${e.message}`));
   }
 
   /** Before the stores close (their modules shut down after this hook). */

@@ -134,9 +134,7 @@ describe('one projection runner per database, view caches kept fresh across proc
     expect((await leases.read('projections'))?.fence).toBe(2);
     expect(a.leadership.leading).toBe(true);
     // The old runner's refused commit reports the old fence late: the new runner stays.
-    a.runner.onLeaseLost!(1);
-    // The hand-over it asks for runs in the leadership's queue of rounds: wait for that queue.
-    await (a.leadership as unknown as { turn: Promise<unknown> }).turn;
+    await a.leadership.lost(1);
     expect([a.leadership.leading, a.runner.folding]).toEqual([true, true]);
     const position = await grant('viewer', 'read');
     await a.runner.waitFor([roles.view], position);
