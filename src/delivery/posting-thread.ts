@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { internalLiteral, publicOnlyLookup } from '../auth/client-keys/address-policy.js';
+import { internalLiteral, publicOnlyLookup } from '../shared/address-policy.js';
 import { JwsSigner } from '../infrastructure/crypto/jws-signer.js';
 import type { RenderedRequest, UnsignedRequest } from './delivery-kind.js';
 import { type Answer, ReceiverPools } from './receiver-pools.js';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { internalLiteral, publicOnlyLookup } from '../auth/client-keys/address-policy.js';
+import { internalLiteral, publicOnlyLookup } from '../shared/address-policy.js';
 import { ReceiverPools } from './receiver-pools.js';
 
 describe('ReceiverPools', () => {

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Pool } from 'undici';
-import type { internalLiteral, publicOnlyLookup } from '../auth/client-keys/address-policy.js';
+import type { internalLiteral, publicOnlyLookup } from '../shared/address-policy.js';
 
 /** What the receiver answered: its status, or why there was no answer. */
 export interface Answer {

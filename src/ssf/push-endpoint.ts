@@ -1,6 +1,6 @@
 import { InvalidRequest } from '../auth/oauth-errors.js';
-import { internalLiteral } from '../auth/client-keys/address-policy.js';
-import { isInternalHost, validateLogoutUri } from '../domain/client/backchannel-logout-uri.js';
+import { internalLiteral, isInternalHost } from '../shared/address-policy.js';
+import { validateRegisteredUri } from '../domain/client/backchannel-logout-uri.js';
 import { DomainError } from '../domain/shared/domain-error.js';
 
 const FIELD = 'delivery.endpoint_url';
@@ -15,7 +15,7 @@ const FIELD = 'delivery.endpoint_url';
  */
 export function checkPushEndpoint(value: string, internalAllowed: boolean): void {
   try {
-    validateLogoutUri(value, FIELD);
+    validateRegisteredUri(value, FIELD);
   } catch (e) {
     if (e instanceof DomainError) throw new InvalidRequest(e.message);
     throw e;

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { PRIVATE_MEMBERS } from '../../domain/client/client-jwks.js';
 import type { PublicJwk } from '../../domain/client/client.events.js';
-import { isPublicAddress, publicOnlyLookup } from './address-policy.js';
+import { isPublicAddress, publicOnlyLookup } from '../../shared/address-policy.js';
 
 /** Limits of fetching a client's `jwks_uri` (every variable is in the README's configuration table). */
 export interface JwksUriSettings {

@@ -1,4 +1,5 @@
-import { isInternalHost, validateBackchannelLogoutUri } from './backchannel-logout-uri.js';
+import { isInternalHost } from '../../shared/address-policy.js';
+import { validateBackchannelLogoutUri } from './backchannel-logout-uri.js';
 
 describe('backchannel_logout_uri', () => {
   it('takes https anywhere, and http on loopback and private networks only', () => {

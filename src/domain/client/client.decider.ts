@@ -4,7 +4,7 @@ import { SIGNING_ALGS } from '../tenant/tenant.events.js';
 import { ASSERTION_ALGS, jwksProblem, REQUEST_OBJECT_ALGS } from './client-jwks.js';
 import { type ClientEvent, type ClientRegistration, SECRET_METHODS, type SecretDigest, type TokenEndpointAuthMethod } from './client.events.js';
 import { validateRedirectUri } from './redirect-uri.js';
-import { validateBackchannelLogoutUri, validateLogoutUri } from './backchannel-logout-uri.js';
+import { validateBackchannelLogoutUri, validateRegisteredUri } from './backchannel-logout-uri.js';
 import { validateJwksUri } from './jwks-uri.js';
 import { HMAC_ASSERTION_ALGS, withoutSealed } from './client-secret-jwt.js';
 import { reservedClientIdFault } from './client-id.js';
@@ -80,7 +80,7 @@ function validate(r: ClientRegistration): void {
   if (r.backchannelLogoutUri !== undefined) validateBackchannelLogoutUri(r.backchannelLogoutUri);
   if (r.backchannelLogoutSessionRequired && r.backchannelLogoutUri === undefined) fail('backchannel_logout_session_required needs a backchannel_logout_uri');
   // Front-channel logout: the same rules for its URI.
-  if (r.frontchannelLogoutUri !== undefined) validateLogoutUri(r.frontchannelLogoutUri, 'frontchannel_logout_uri');
+  if (r.frontchannelLogoutUri !== undefined) validateRegisteredUri(r.frontchannelLogoutUri, 'frontchannel_logout_uri');
   if (r.frontchannelLogoutSessionRequired && r.frontchannelLogoutUri === undefined) fail('frontchannel_logout_session_required needs a frontchannel_logout_uri');
 }
 

@@ -30,6 +30,29 @@ for (const [net, bits] of [
   ['ff00::', 8],
 ] as const) INTERNAL.addSubnet(net, bits, 'ipv6');
 
+/**
+ * Loopback and private-use networks (RFC 1122 §3.2.1.3, RFC 1918 §3, RFC 6598 §7, RFC 4193):
+ * where internal services live, which an administrator may register with plain http.
+ */
+const PRIVATE = new BlockList();
+for (const [net, bits] of [
+  ['127.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['100.64.0.0', 10],
+] as const) PRIVATE.addSubnet(net, bits, 'ipv4');
+PRIVATE.addAddress('::1', 'ipv6');
+PRIVATE.addSubnet('fc00::', 7, 'ipv6');
+
+/** True for a loopback or private-network host (a name under `localhost`, or such an address). */
+export function isInternalHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  const family = isIP(host);
+  return family !== 0 && PRIVATE.check(host, family === 4 ? 'ipv4' : 'ipv6');
+}
+
 /** The IPv4 address inside an IPv4-mapped or -compatible IPv6 address (RFC 4291 §2.5.5), if any. */
 function embeddedV4(address: string): string | undefined {
   const m = /^::(?:ffff:(?:0:)?)?(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
