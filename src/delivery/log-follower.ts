@@ -1,12 +1,12 @@
-import type { EventStore, RecordedEvent, Subscription } from '../infrastructure/event-store/event-store.port.js';
+import type { EventStore, RecordedEvent } from '../infrastructure/event-store/event-store.port.js';
+import { LogTail } from '../infrastructure/event-store/log-tail.js';
 import type { Clock } from '../infrastructure/nest/clock.js';
-import { type LeaseFence, LeaseLostError } from '../infrastructure/read-store/lease.port.js';
+import type { LeaseFence } from '../infrastructure/read-store/lease.port.js';
 import type { ProjectionRunner } from '../infrastructure/read-store/projection-runner.js';
 import type { DeliveryFollowerSpec } from './delivery-kind.js';
 import type { DeliverySender } from './delivery-sender.js';
 import type { DeliveryStore } from './delivery-store.js';
 
-const RETRY_MS = 1000;
 /** How long a checkpoint that makes no delivery may wait to be stored: an event read again after a crash makes none either. */
 const IDLE_CHECKPOINT_MS = 1000;
 /**
@@ -23,18 +23,14 @@ export const MAX_BATCH = 256;
  * at the next start.
  */
 export class LogFollower {
-  private subscription?: Subscription;
-  private loop?: Promise<void>;
-  private stopped = false;
-  private buffer: RecordedEvent[] = [];
-  private draining?: Promise<void>;
+  private readonly tail: LogTail;
   /** The position handled but not yet stored (batches that made no delivery), and when a checkpoint was last stored. */
   private unstored?: number;
   private storedAt = 0;
 
   constructor(
     private readonly spec: DeliveryFollowerSpec,
-    private readonly events: EventStore,
+    events: EventStore,
     private readonly runner: ProjectionRunner,
     private readonly store: DeliveryStore,
     private readonly sender: DeliverySender,
@@ -42,54 +38,17 @@ export class LogFollower {
     private readonly logger?: (message: string) => void,
     /** The lease this follower runs under, when servers share it: its writes are refused once the lease moved on. */
     private readonly fence?: LeaseFence,
-  ) {}
+  ) {
+    this.tail = new LogTail(events, { name: `delivery follower ${spec.checkpoint}`, eventTypes: spec.eventTypes, handle: (batch) => this.handle(batch), maxBatch: MAX_BATCH, logger });
+  }
 
   async start(): Promise<void> {
-    const after = await this.store.checkpoint(this.spec.checkpoint);
-    const sub = (this.subscription = this.events.subscribeToAll({ afterPosition: after, filter: { eventTypes: [...this.spec.eventTypes] } }));
-    this.loop = (async () => {
-      try {
-        for await (const e of sub) {
-          if (this.stopped) break;
-          this.buffer.push(e);
-          this.draining ??= new Promise((r) => setImmediate(r)).then(() => this.drain());
-        }
-      } catch (error) {
-        if (!this.stopped) this.logger?.(`delivery follower ${this.spec.checkpoint} stopped: ${(error as Error).message}`);
-      }
-    })();
+    this.tail.start(await this.store.checkpoint(this.spec.checkpoint));
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    await this.subscription?.close();
-    await this.loop;
-    await this.draining;
+    await this.tail.stop();
     if (this.unstored !== undefined) await this.store.created([], this.spec.checkpoint, this.unstored, this.fence).catch(() => undefined);
-  }
-
-  /** Handles the buffered events batch by batch; a batch is retried until its deliveries are stored, since skipping it would lose them. */
-  private async drain(): Promise<void> {
-    while (this.buffer.length && !this.stopped) {
-      const batch = this.buffer.length > MAX_BATCH ? this.buffer.slice(0, MAX_BATCH) : this.buffer;
-      this.buffer = this.buffer.length > MAX_BATCH ? this.buffer.slice(MAX_BATCH) : [];
-      try {
-        await this.handle(batch);
-        if (this.buffer.length) await new Promise((r) => setImmediate(r));
-      } catch (error) {
-        if (error instanceof LeaseLostError) {
-          // Another server follows the log now, from the checkpoint it found: retrying would be refused every time.
-          this.logger?.(`delivery follower ${this.spec.checkpoint}: ${error.message}`);
-          this.stopped = true;
-          this.buffer = [];
-          break;
-        }
-        this.buffer = [...batch, ...this.buffer];
-        this.logger?.(`delivery follower ${this.spec.checkpoint}: events up to ${batch[batch.length - 1].position} not handled, retrying: ${(error as Error).message}`);
-        await new Promise((r) => setTimeout(r, RETRY_MS));
-      }
-    }
-    this.draining = undefined;
   }
 
   /** The deliveries of a batch of events, stored with the position of its last event in one step. */

@@ -2,9 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { ssfStreamKey, type SsfStreamView } from '../../projections/ssf-streams.projection.js';
 import { POLL_METHOD } from '../domain/ssf/ssf-stream.events.js';
-import { EVENT_STORE, type EventStore, type RecordedEvent, type Subscription } from '../infrastructure/event-store/event-store.port.js';
+import { EVENT_STORE, type EventStore, type RecordedEvent } from '../infrastructure/event-store/event-store.port.js';
+import { LogTail } from '../infrastructure/event-store/log-tail.js';
 import { Clock } from '../infrastructure/nest/clock.js';
-import { type LeaseFence, LeaseLostError } from '../infrastructure/read-store/lease.port.js';
+import type { LeaseFence } from '../infrastructure/read-store/lease.port.js';
 import { ProjectionRunner } from '../infrastructure/read-store/projection-runner.js';
 import { SecurityEventTokens } from './security-event-tokens.js';
 import { type PendingSet, SetStore } from './set-store.js';
@@ -12,7 +13,6 @@ import { SET_SOURCE_TYPES, SET_VIEWS, SetTargets } from './set-targets.js';
 
 /** Besides the events that make SETs: those that end what a stream holds. */
 const SOURCE_TYPES = [...SET_SOURCE_TYPES, 'SsfStreamDeleted', 'SsfStreamStatusChanged'];
-const RETRY_MS = 1000;
 
 /**
  * Poll delivery's follower: follows the log from its own checkpoint and turns each event a poll
@@ -35,11 +35,7 @@ export class SsfFollower {
   /** Told when a commit under the lease's `fence` was refused: the lease passed to another server. */
   onLeaseLost?: (fence: number) => void;
   private fence?: LeaseFence;
-  private subscription?: Subscription;
-  private loop?: Promise<void>;
-  private stopped = false;
-  private buffer: RecordedEvent[] = [];
-  private draining?: Promise<void>;
+  private tail?: LogTail;
   private readonly stopping = new AbortController();
 
   constructor(
@@ -55,22 +51,15 @@ export class SsfFollower {
 
   /** Follows the log from the stored checkpoint; `fence`: under a lease, which each commit must still hold. */
   async start(fence?: LeaseFence): Promise<void> {
-    this.stopped = false;
-    this.buffer = [];
     this.fence = fence;
-    const after = await this.store.prepare();
-    const sub = (this.subscription = this.events.subscribeToAll({ afterPosition: after, filter: { eventTypes: SOURCE_TYPES } }));
-    this.loop = (async () => {
-      try {
-        for await (const e of sub) {
-          if (this.stopped) break;
-          this.buffer.push(e);
-          this.draining ??= new Promise((r) => setImmediate(r)).then(() => this.drain());
-        }
-      } catch (error) {
-        if (!this.stopped) this.logger?.(`shared signals follower stopped: ${(error as Error).message}`);
-      }
-    })();
+    const tail = (this.tail = new LogTail(this.events, {
+      name: 'shared signals follower',
+      eventTypes: SOURCE_TYPES,
+      handle: (batch) => this.handle(batch),
+      onLeaseLost: () => this.onLeaseLost?.(fence?.fence ?? 0),
+      logger: (m) => this.logger?.(m),
+    }));
+    tail.start(await this.store.prepare());
   }
 
   /** Aborted when the server stops: long polls end, so that their connections let it close. */
@@ -80,41 +69,14 @@ export class SsfFollower {
 
   /** Stops following; what it stored stays, and a later `start` (here or on another server) goes on from there. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    await this.subscription?.close();
-    await this.loop;
-    await this.draining;
-    this.subscription = undefined;
+    await this.tail?.stop();
+    this.tail = undefined;
   }
 
   /** The server stops: long polls end too. */
   async close(): Promise<void> {
     this.stopping.abort();
     await this.stop();
-  }
-
-  /** Handles the buffered events batch by batch; a batch is retried until its SETs are stored, since skipping it would lose them. */
-  private async drain(): Promise<void> {
-    while (this.buffer.length && !this.stopped) {
-      const batch = this.buffer;
-      this.buffer = [];
-      try {
-        await this.handle(batch);
-      } catch (error) {
-        if (error instanceof LeaseLostError) {
-          // Another server follows now, from the stored checkpoint: this one's batch is its to make.
-          this.logger?.(`shared signals follower: ${error.message}`);
-          this.stopped = true;
-          this.buffer = [];
-          this.onLeaseLost?.(this.fence?.fence ?? 0);
-          break;
-        }
-        this.buffer = [...batch, ...this.buffer];
-        this.logger?.(`shared signals: events up to ${batch[batch.length - 1].position} not handled, retrying: ${(error as Error).message}`);
-        await new Promise((r) => setTimeout(r, RETRY_MS));
-      }
-    }
-    this.draining = undefined;
   }
 
   private async handle(batch: readonly RecordedEvent[]): Promise<void> {
