@@ -13,7 +13,7 @@ export interface Answer {
 /**
  * For a receiver that may not name an internal address: a DNS lookup that refuses one (the
  * socket connects to the very addresses it checked) and the check of an IP literal, which is
- * connected to without a lookup (src/auth/client-keys/address-policy.ts).
+ * connected to without a lookup (src/shared/address-policy.ts).
  */
 export interface PublicOnly {
   lookup: typeof publicOnlyLookup;
